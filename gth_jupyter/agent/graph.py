@@ -1,0 +1,92 @@
+"""Building the LangGraph agent graph: model, server tools, client tools, middleware.
+
+``create_agent`` runs each tool call as its own task, so two client tools called in one model
+turn raise two interrupts at once and one id-keyed ``Command(resume=...)`` answers both.
+A graph is built per set of client tools (requests may declare their own) and cached; every
+graph shares one checkpointer, so a run and its resume may use different graph objects.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.language_models import BaseChatModel
+from langchain_core.tools import BaseTool
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph.state import CompiledStateGraph
+
+from .client_tools import ClientToolMiddleware, ClientToolSpec, is_client_tool, make_client_tool
+from .run_context import RunContext, RunContextMiddleware
+
+AgentGraph = CompiledStateGraph[Any, Any, Any, Any]
+
+
+def build_graph(
+    model: BaseChatModel,
+    tools: Sequence[BaseTool],
+    client_tools: Sequence[ClientToolSpec],
+    *,
+    middleware: Sequence[AgentMiddleware] = (),
+    system_prompt: str | None = None,
+    checkpointer: BaseCheckpointSaver[Any] | None = None,
+) -> AgentGraph:
+    """One agent graph; a client tool replaces a server tool of the same name."""
+    client_names = {spec.name for spec in client_tools}
+    # Config tools marked ``metadata.client`` are fulfilled by the client too.
+    client_names |= {t.name for t in tools if is_client_tool(t)}
+    server_tools = [t for t in tools if t.name not in {s.name for s in client_tools}]
+    all_tools = [*server_tools, *(make_client_tool(spec) for spec in client_tools)]
+    graph: AgentGraph = create_agent(
+        model,
+        all_tools,
+        system_prompt=system_prompt,
+        middleware=[RunContextMiddleware(), ClientToolMiddleware(client_names), *middleware],
+        context_schema=RunContext,
+        checkpointer=checkpointer,
+    )
+    return graph
+
+
+class GraphCache:
+    """Graphs keyed by the client toolset's signature (names and schemas), least recently used out."""
+
+    def __init__(
+        self,
+        model: BaseChatModel,
+        tools: Sequence[BaseTool],
+        *,
+        middleware: Sequence[AgentMiddleware] = (),
+        system_prompt: str | None = None,
+        checkpointer: BaseCheckpointSaver[Any] | None = None,
+        size: int = 32,
+    ) -> None:
+        self._args = (model, tuple(tools))
+        self._middleware = tuple(middleware)
+        self._system_prompt = system_prompt
+        self._checkpointer = checkpointer
+        self._size = size
+        self._graphs: OrderedDict[tuple[tuple[str, str], ...], AgentGraph] = OrderedDict()
+
+    def get(self, client_tools: Sequence[ClientToolSpec] = ()) -> AgentGraph:
+        key = tuple(sorted(spec.signature() for spec in client_tools))
+        graph = self._graphs.get(key)
+        if graph is None:
+            model, tools = self._args
+            graph = build_graph(
+                model,
+                tools,
+                client_tools,
+                middleware=self._middleware,
+                system_prompt=self._system_prompt,
+                checkpointer=self._checkpointer,
+            )
+            self._graphs[key] = graph
+            if len(self._graphs) > self._size:
+                self._graphs.popitem(last=False)
+        else:
+            self._graphs.move_to_end(key)
+        return graph

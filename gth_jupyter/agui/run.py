@@ -1,0 +1,129 @@
+"""One AG-UI run: validate the request, claim the thread, plan, stream events.
+
+``prepare_run`` does everything that may refuse the request, so a refusal is an HTTP error
+before any byte of the stream; ``stream_events`` can then only end in ``RUN_FINISHED`` or
+``RUN_ERROR``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import ag_ui.core as agui
+from ag_ui.core import BaseEvent
+from pydantic import ValidationError
+
+from ..agent.runtime import RunBusyError, RunEnd, Runtime, ThreadClaim
+from . import errors
+from .mapping import EventMapper
+from .plan import Decision, decide
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024
+MAX_ID_LENGTH = 512
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def parse_input(body: bytes, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> agui.RunAgentInput:
+    """The request body as a validated ``RunAgentInput``, or a ``ProtocolError``."""
+    if len(body) > max_body_bytes:
+        raise errors.body_too_large(len(body), max_body_bytes)
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        raise errors.invalid_json(str(exc) or type(exc).__name__) from None
+    if not isinstance(data, dict):
+        raise errors.invalid_input("The request body must be a JSON object (a RunAgentInput).")
+    try:
+        request = agui.RunAgentInput.model_validate(data)
+    except ValidationError as exc:
+        found = [
+            {"path": _path(tuple(e["loc"])), "message": e["msg"], "type": e["type"]}
+            for e in exc.errors(include_url=False, include_input=False)
+        ]
+        first = found[0]
+        raise errors.invalid_input(
+            f"Invalid RunAgentInput at {first['path'] or '(root)'}: {first['message']}.", found
+        ) from None
+    for name, value in (("threadId", request.thread_id), ("runId", request.run_id)):
+        if not value.strip() or len(value) > MAX_ID_LENGTH:
+            raise errors.invalid_input(
+                f"{name} must be a non-empty string of at most {MAX_ID_LENGTH} characters.",
+                [{"path": name, "message": "invalid id", "type": "value_error"}],
+            )
+    for i, tool in enumerate(request.tools or []):
+        if tool.parameters is not None and not isinstance(tool.parameters, dict):
+            raise errors.invalid_input(
+                f"tools[{i}].parameters must be a JSON Schema object.",
+                [{"path": f"tools[{i}].parameters", "message": "not an object", "type": "type"}],
+            )
+    return request
+
+
+@dataclass
+class PreparedRun:
+    runtime: Runtime
+    request: agui.RunAgentInput
+    decision: Decision
+    claim: ThreadClaim
+
+
+async def prepare_run(
+    runtime: Runtime, body: bytes, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+) -> PreparedRun:
+    request = parse_input(body, max_body_bytes)
+    try:
+        claim = runtime.claim(request.thread_id)
+    except RunBusyError:
+        raise errors.run_busy(request.thread_id) from None
+    try:
+        state = await runtime.thread_state(request.thread_id)
+        decision = decide(request, state)
+    except BaseException:
+        claim.release()
+        raise
+    return PreparedRun(runtime, request, decision, claim)
+
+
+async def stream_events(prepared: PreparedRun) -> AsyncIterator[BaseEvent]:
+    """The run's AG-UI events; always ends with RUN_FINISHED or RUN_ERROR unless cancelled."""
+    request = prepared.request
+    mapper = EventMapper(request.thread_id, request.run_id, prepared.decision.client_answered)
+    map_item = mapper.map
+    try:
+        yield mapper.start()
+        async with contextlib.aclosing(prepared.runtime.stream(prepared.decision.plan)) as items:
+            async for item in items:
+                if isinstance(item, RunEnd):
+                    for event in mapper.finish(item):
+                        yield event
+                else:
+                    for event in map_item(item):
+                        yield event
+        if not mapper.finished:
+            for event in mapper.finish(RunEnd([])):
+                yield event
+    except (asyncio.CancelledError, GeneratorExit):
+        raise
+    except Exception as exc:
+        log.exception("Run %s on thread %s failed", request.run_id, request.thread_id)
+        for event in mapper.fail(exc):
+            yield event
+    finally:
+        prepared.claim.release()

@@ -1,0 +1,123 @@
+"""Server-Sent Events framing with write coalescing and keep-alives.
+
+Frames are the official encoder's (``data: <json>\\n\\n``, LF only). Flushing after each of
+thousands of token frames costs more than the model's own stream, so frames are written into
+the transport's buffer and flushed at once only when a person is waiting on them (the first
+frame, the end of a run, a tool call); token deltas are flushed at most every ``window``
+seconds. A ``: keep-alive`` comment goes out whenever nothing was written for ``keepalive``
+seconds, so proxies and clients do not time out a silent model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable
+
+from ag_ui.core import BaseEvent, EventType
+from ag_ui.encoder import EventEncoder
+
+MEDIA_TYPE = "text/event-stream"
+KEEPALIVE_FRAME = b": keep-alive\n\n"
+
+# Deltas may wait for the next flush; everything else is something a person waits on.
+_BATCHED = frozenset(
+    {
+        EventType.TEXT_MESSAGE_CONTENT,
+        EventType.TOOL_CALL_ARGS,
+        EventType.REASONING_MESSAGE_CONTENT,
+    }
+)
+
+_encoder = EventEncoder()
+
+
+def encode(event: BaseEvent) -> bytes:
+    return _encoder.encode(event).encode("utf-8")
+
+
+class SSEWriter:
+    """Writes AG-UI events to a buffered transport (``write`` buffers, ``flush`` sends)."""
+
+    def __init__(
+        self,
+        write: Callable[[bytes], None],
+        flush: Callable[[], Awaitable[None]],
+        *,
+        window: float = 0.010,
+        keepalive: float = 15.0,
+    ) -> None:
+        self._write = write
+        self._flush = flush
+        self.window = window
+        self.keepalive = keepalive
+        self._last_flush = 0.0
+        self._last_write = time.monotonic()
+        self._dirty = False
+        self._timer: asyncio.TimerHandle | None = None
+        self._pinger: asyncio.Task[None] | None = None
+        self._error: BaseException | None = None
+        self.bytes_written = 0
+
+    async def __aenter__(self) -> SSEWriter:
+        self._pinger = asyncio.create_task(self._keepalive_loop())
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._pinger is not None:
+            self._pinger.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._pinger
+
+    async def send(self, event: BaseEvent) -> None:
+        if self._error is not None:
+            raise self._error
+        self._emit(encode(event))
+        now = time.monotonic()
+        if event.type not in _BATCHED or now - self._last_flush >= self.window:
+            await self.flush()
+        elif self._timer is None:
+            delay = self.window - (now - self._last_flush)
+            self._timer = asyncio.get_running_loop().call_later(delay, self._deferred_flush)
+
+    def _emit(self, data: bytes) -> None:
+        self._write(data)
+        self.bytes_written += len(data)
+        self._dirty = True
+        self._last_write = time.monotonic()
+
+    async def flush(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if not self._dirty:
+            return
+        self._dirty = False
+        self._last_flush = time.monotonic()
+        await self._flush()
+
+    def _deferred_flush(self) -> None:
+        self._timer = None
+        task = asyncio.ensure_future(self.flush())
+        task.add_done_callback(self._note_error)
+
+    def _note_error(self, task: asyncio.Future[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            self._error = task.exception()
+
+    async def _keepalive_loop(self) -> None:
+        while True:
+            idle = time.monotonic() - self._last_write
+            if idle >= self.keepalive:
+                self._emit(KEEPALIVE_FRAME)
+                try:
+                    await self.flush()
+                except Exception as exc:  # the peer went away; the run loop will notice
+                    self._error = exc
+                    return
+                idle = 0.0
+            await asyncio.sleep(self.keepalive - idle)
