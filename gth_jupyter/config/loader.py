@@ -1,0 +1,194 @@
+"""Finding, reading and layering ``.gsloth.config.json`` files.
+
+Lookup, as Gaunt Sloth 2 does it: starting in the working directory and walking up to the
+filesystem root, the first directory holding a config wins. In each directory
+``.gsloth.config.json`` is tried before ``.gsloth.config.jsonc``, and for each name the
+``.gsloth/.gsloth-settings/`` folder before the directory itself. Files are JSONC (comments
+and trailing commas allowed).
+
+Layers: the global ``~/.gsloth/.gsloth.config.json`` (or ``.jsonc``) loads first and the project
+file is deep-merged over it. Objects merge key by key; arrays and scalars replace, except
+``approvals.deny`` and ``approvals.escalate`` (at the root or in a command block), which
+concatenate and drop duplicates, so a project can add prohibitions but not lift the user's.
+An explicit path (``gth -c FILE``) loads that file alone.
+
+Errors name the file (and the line, or the key path) at fault; unknown keys are reported as
+:class:`~gth_jupyter.config.errors.GthConfigWarning` naming the file they came from.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from gth_jupyter.config import _jsonc
+from gth_jupyter.config.effective import unknown_built_in_tools
+from gth_jupyter.config.errors import ConfigError, format_key_path, report
+from gth_jupyter.config.schema import GthConfig, iter_unknown_keys
+
+__all__ = ["CONFIG_FILE_NAMES", "find_config_file", "global_config_file", "load_config"]
+
+#: Names tried in each directory, highest precedence first. ``.gsloth.config.py`` (a later issue)
+#: goes after these, with its reader in :func:`_read_layer`.
+CONFIG_FILE_NAMES: tuple[str, ...] = (".gsloth.config.json", ".gsloth.config.jsonc")
+SETTINGS_DIR = Path(".gsloth", ".gsloth-settings")
+GLOBAL_DIR = ".gsloth"
+_ADDITIVE_APPROVALS = frozenset({"deny", "escalate"})
+
+KeyPath = tuple[Any, ...]
+Origins = dict[KeyPath, Path]
+
+
+def find_config_file(start: Path) -> Path | None:
+    """The project config for ``start``: the nearest one in ``start`` or a parent directory."""
+    start = start.resolve()
+    for directory in (start, *start.parents):
+        for name in CONFIG_FILE_NAMES:
+            for candidate in (directory / SETTINGS_DIR / name, directory / name):
+                if candidate.is_file():
+                    return candidate
+    return None
+
+
+def global_config_file(home: Path | None = None) -> Path | None:
+    """The user's global config, ``~/.gsloth/.gsloth.config.json`` (or ``.jsonc``), if any."""
+    folder = (home if home is not None else Path.home()) / GLOBAL_DIR
+    for name in CONFIG_FILE_NAMES:
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def load_config(
+    path: Path | str | None = None, *, cwd: Path | None = None, home: Path | None = None
+) -> GthConfig:
+    """Load the configuration in effect for ``cwd`` (default: the current directory).
+
+    Args:
+        path: an explicit config file (relative to ``cwd``), loaded alone; missing is an error.
+        cwd: where the project lookup starts.
+        home: the home directory holding ``.gsloth/`` (default :meth:`Path.home`).
+
+    Returns:
+        The validated config; ``GthConfig()`` (no ``llm``: the offline demo model) when there is
+        no file at all. ``config.sources`` lists the files read, lowest precedence first.
+
+    Raises:
+        ConfigError: a file is missing (explicit ``path``), unreadable, not JSONC, or invalid.
+    """
+    base = cwd if cwd is not None else Path.cwd()
+    if path is not None:
+        explicit = Path(path).expanduser()
+        explicit = explicit if explicit.is_absolute() else base / explicit
+        if not explicit.is_file():
+            raise ConfigError("no such file", code="config_not_found", file=explicit)
+        files = [explicit]
+    else:
+        found = [global_config_file(home), find_config_file(base)]
+        files = [file for i, file in enumerate(found) if file and file not in found[:i]]
+
+    merged: dict[str, Any] = {}
+    origins: Origins = {}
+    for file in files:
+        merged = _merge(merged, _read_layer(file), (), file, origins)
+    try:
+        config = GthConfig.model_validate(merged)
+    except ValidationError as exc:
+        raise ConfigError.from_validation_error(
+            exc, merged, lambda key_path: _origin(key_path, origins)
+        ) from exc
+    config._sources = files
+    _report_unknown(config, origins)
+    return config
+
+
+def _read_layer(file: Path) -> dict[str, Any]:
+    """Parse one config file into plain data (the place a ``.py`` reader will dispatch from)."""
+    try:
+        text = file.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeError) as exc:
+        raise ConfigError(str(exc), code="config_unreadable", file=file) from exc
+    try:
+        data = _jsonc.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            exc.msg, code="config_invalid_json", file=file, line=exc.lineno, column=exc.colno
+        ) from None
+    if not isinstance(data, dict):
+        raise ConfigError("the top level must be a JSON object", file=file)
+    return data
+
+
+def _merge(base: Any, over: Any, path: KeyPath, file: Path, origins: Origins) -> Any:
+    """Deep-merge ``over`` (from ``file``) onto ``base``, recording where each value came from."""
+    if path and path[-1] == "approvals":  # a mode name is shorthand for {"mode": name}
+        base = {"mode": base} if isinstance(base, str) and isinstance(over, dict) else base
+        over = {"mode": over} if isinstance(over, str) and isinstance(base, dict) else over
+    if isinstance(base, dict) and isinstance(over, dict):
+        merged = dict(base)
+        for key, value in over.items():
+            if key in base:
+                merged[key] = _merge(base[key], value, (*path, key), file, origins)
+            else:
+                merged[key] = value
+                _tag(value, (*path, key), file, origins)
+        origins[path] = file
+        return merged
+    if (
+        isinstance(base, list)
+        and isinstance(over, list)
+        and path[-2:-1] == ("approvals",)
+        and path[-1] in _ADDITIVE_APPROVALS
+    ):
+        items: list[tuple[Any, Path]] = []
+        for index, item in enumerate(base):
+            items.append((item, origins.get((*path, index), file)))
+        items.extend((item, file) for item in over)
+        kept: list[tuple[Any, Path]] = []
+        for item, source in items:
+            if all(item != seen for seen, _ in kept):
+                kept.append((item, source))
+        _tag([], path, file, origins)
+        for index, (item, source) in enumerate(kept):
+            _tag(item, (*path, index), source, origins)
+        return [item for item, _ in kept]
+    _tag(over, path, file, origins)
+    return over
+
+
+def _tag(value: Any, path: KeyPath, file: Path, origins: Origins) -> None:
+    """Record ``file`` as the origin of ``value`` at ``path`` and of everything inside it."""
+    for stale in [key for key in origins if key[: len(path)] == path]:
+        del origins[stale]
+    stack: list[tuple[KeyPath, Any]] = [(path, value)]
+    while stack:
+        at, node = stack.pop()
+        origins[at] = file
+        if isinstance(node, dict):
+            stack.extend(((*at, key), item) for key, item in node.items())
+        elif isinstance(node, list):
+            stack.extend(((*at, index), item) for index, item in enumerate(node))
+
+
+def _origin(path: KeyPath, origins: Origins) -> Path | None:
+    """The file that supplied ``path``, or its nearest existing parent."""
+    for length in range(len(path), -1, -1):
+        if path[:length] in origins:
+            return origins[path[:length]]
+    return None
+
+
+def _report_unknown(config: GthConfig, origins: Origins) -> None:
+    """Warn about keys the schema does not define and names that are not built-in tools."""
+    for key_path in iter_unknown_keys(config):
+        file = _origin(key_path, origins)
+        report(f"Unknown configuration key '{format_key_path(key_path)}' in {file}")
+    settings: list[tuple[KeyPath, Any]] = [(("builtInTools",), config.built_in_tools)]
+    for name, block in config.commands.items():
+        settings.append((("commands", name, "builtInTools"), block.built_in_tools))
+    for key_path, setting in settings:
+        for tool in unknown_built_in_tools(setting):
+            report(f"Unknown built-in tool: {tool} (in {_origin((*key_path, tool), origins)})")

@@ -1,0 +1,247 @@
+"""The ``.gsloth.config.json`` schema: pydantic models keyed exactly as Gaunt Sloth's files are.
+
+Keys are camelCase in files (``builtInTools``, ``maxBodyBytes``) and snake_case in Python
+(``built_in_tools``, ``max_body_bytes``); both spellings are accepted on input. Keys the schema
+does not define are kept (``model_extra``) so that loading never fails on them; the loader reports
+them, except inside the open objects (``llm``, custom tools, middleware and built-in tool
+settings), where provider and tool options live.
+
+:class:`GthConfig` is the whole file. A command (``api``, ``notebook``, ``code``...) may override
+parts of it in ``commands.<name>``; :meth:`GthConfig.for_command` applies those rules and returns
+the :class:`~gth_jupyter.config.effective.EffectiveConfig` an agent is built from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
+
+if TYPE_CHECKING:
+    from gth_jupyter.config.effective import EffectiveConfig
+
+__all__ = [
+    "ApprovalEntry",
+    "ApprovalMode",
+    "ApprovalsConfig",
+    "BuiltInToolSettings",
+    "BuiltInToolsSetting",
+    "CommandConfig",
+    "CorsConfig",
+    "CustomToolConfig",
+    "CustomToolParameter",
+    "FilesystemSetting",
+    "GthConfig",
+    "LlmConfig",
+    "MiddlewareEntry",
+    "iter_unknown_keys",
+]
+
+ApprovalMode = Literal["manual", "write", "assisted", "auto", "bypass"]
+FilesystemSetting = Literal["all", "read", "none"] | list[str]
+ValidationCheck = Literal["shell-injection", "directory-traversal", "absolute-paths", "null-bytes"]
+ApprovalHint = Literal["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]
+MAX_REGEXP_LENGTH = 200
+
+
+class _Model(BaseModel):
+    """Base: camelCase keys, snake_case attributes, unknown keys kept for the loader to report."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+    #: True where extra keys are options passed through (not typos), so they are not reported.
+    open_keys: ClassVar[bool] = False
+
+
+class LlmConfig(_Model):
+    """``llm``: the chat model. Provider options (``temperature``...) stay as extra keys; for
+    ``type: "fake"`` so do ``responses``, ``tokenDelayMs`` and ``recordPath``."""
+
+    open_keys = True
+    type: str = Field(min_length=1)
+    model: str | None = None
+    api_key_environment_variable: str | None = None
+    configuration: dict[str, Any] | None = None
+
+
+class CorsConfig(_Model):
+    """``commands.api.cors``: the CORS headers the AG-UI endpoint answers with."""
+
+    allow_origin: str = "http://localhost:3000"
+    allow_methods: str = "POST, GET, OPTIONS"
+    allow_headers: str = "Content-Type, Accept"
+
+
+class BuiltInToolSettings(_Model):
+    """One entry of the ``builtInTools`` object registry; tool-specific options are kept."""
+
+    open_keys = True
+    enabled: bool | None = None
+    command: str | None = None
+    timeout: float | None = Field(default=None, gt=0)  # ms for run_shell_command
+    max_output_bytes: int | None = Field(default=None, gt=0)
+    max_bytes: int | None = Field(default=None, gt=0)
+    file_set: Literal["gitignore", "all"] | None = None
+
+
+#: A name list enables exactly those tools; an object maps name -> true / false / settings.
+BuiltInToolsSetting = list[str] | dict[str, bool | BuiltInToolSettings]
+
+
+class CustomToolParameter(_Model):
+    """A parameter of a custom tool: always a required string, validated unless ``allow``-ed."""
+
+    description: str
+    allow: list[ValidationCheck] | None = None
+
+
+class CustomToolConfig(_Model):
+    """``customTools.<name>``: a shell command the agent may run, with ``${param}`` slots."""
+
+    open_keys = True
+    command: str
+    description: str
+    parameters: dict[str, CustomToolParameter] | None = None
+    timeout: float | None = Field(default=None, gt=0)  # seconds
+
+
+class ApprovalEntry(_Model):
+    """One ``allow`` / ``deny`` / ``escalate`` rule of ``approvals``."""
+
+    type: Literal["shell", "tool", "mcpTool"]
+    matcher: Literal["exact", "glob", "regexp", "hint"]
+    pattern: str | dict[ApprovalHint, bool]
+    server: str | None = None
+    host: str | None = None
+    rate: bool | None = None
+
+    @field_validator("pattern")
+    @classmethod
+    def _check_pattern(
+        cls, pattern: str | dict[ApprovalHint, bool], info: ValidationInfo
+    ) -> str | dict[ApprovalHint, bool]:
+        matcher = info.data.get("matcher")
+        if matcher is None:  # the matcher itself is invalid and reported
+            return pattern
+        if matcher == "hint":
+            if not isinstance(pattern, dict) or not pattern:
+                raise ValueError("a hint pattern must be a non-empty object of hint flags")
+            return pattern
+        if not isinstance(pattern, str) or not pattern:
+            raise ValueError(f"a {matcher} pattern must be a non-empty string")
+        if matcher == "regexp":
+            if len(pattern) > MAX_REGEXP_LENGTH:
+                raise ValueError(
+                    f"regexp pattern '{pattern}' is longer than {MAX_REGEXP_LENGTH} characters"
+                )
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"regexp pattern '{pattern}' does not compile: {exc}") from None
+        return pattern
+
+    @model_validator(mode="after")
+    def _check_type(self) -> ApprovalEntry:
+        if self.type == "shell" and (self.matcher == "hint" or self.server or self.host):
+            raise ValueError("a shell entry takes an exact, glob or regexp matcher and no server")
+        if self.type == "mcpTool" and not self.server:
+            raise ValueError("an mcpTool entry needs 'server' (the mcpServers key)")
+        if self.type == "tool" and self.server:
+            raise ValueError("a tool entry takes no 'server'; use type 'mcpTool'")
+        return self
+
+
+class ApprovalsConfig(_Model):
+    """``approvals``: a mode name, or ``{mode, rater?, allow?, deny?, escalate?, ...}``."""
+
+    mode: ApprovalMode | None = None
+    rater: str | None = None
+    alignment_checker: str | None = None
+    rater_timeout_ms: int | None = Field(default=None, gt=0)
+    allow: list[ApprovalEntry] | None = None
+    deny: list[ApprovalEntry] = []
+    escalate: list[ApprovalEntry] = []
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_mode_name(cls, value: Any) -> Any:
+        return {"mode": value} if isinstance(value, str) else value
+
+
+class MiddlewareEntry(_Model):
+    """A middleware given as an object: ``{name, ...settings}``."""
+
+    open_keys = True
+    name: str = Field(min_length=1)
+
+
+class _Tools(_Model):
+    """The keys a command block may override (``None`` = inherit from the root)."""
+
+    filesystem: FilesystemSetting | None = None
+    built_in_tools: BuiltInToolsSetting | None = None
+    custom_tools: dict[str, CustomToolConfig] | Literal[False] | None = None
+    allowed_tools: list[str] | None = None
+    approvals: ApprovalsConfig | None = None
+    middleware: list[str | MiddlewareEntry] | None = None
+
+
+class CommandConfig(_Tools):
+    """``commands.<name>``. ``port``, ``cors`` and ``maxBodyBytes`` configure the HTTP endpoint
+    (the ``api`` command's); :meth:`GthConfig.for_command` fills in their defaults."""
+
+    port: int | None = Field(default=None, ge=1, le=65535)
+    cors: CorsConfig | None = None
+    max_body_bytes: int | None = Field(default=None, gt=0)
+
+
+class GthConfig(_Tools):
+    """The whole configuration. ``GthConfig()`` means "no config": the offline demo model."""
+
+    llm: LlmConfig | None = None
+    filesystem: FilesystemSetting = "none"
+    middleware: list[str | MiddlewareEntry] = []
+    commands: dict[str, CommandConfig] = {}
+    recursion_limit: Annotated[int, Field(gt=0)] | None = None
+    system_prompt: str | None = None
+    # Not part of the file. A .gsloth.config.py (a later issue) may also hand over live objects
+    # (a chat model, tools, middleware instances): they belong beside this, outside the schema.
+    _sources: list[Path] = PrivateAttr(default_factory=list)
+
+    @property
+    def sources(self) -> list[Path]:
+        """The files this configuration was loaded from, lowest precedence first."""
+        return list(self._sources)
+
+    def for_command(self, name: str) -> EffectiveConfig:
+        """Resolve the settings the ``name`` command runs with (see ``effective.py``)."""
+        from gth_jupyter.config.effective import resolve
+
+        return resolve(self, name)
+
+
+def iter_unknown_keys(node: object, path: tuple[str | int, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    """Yield the key path of every key the schema does not define, outside the open objects."""
+    if isinstance(node, _Model):
+        if not node.open_keys:
+            for key in node.model_extra or {}:
+                yield (*path, key)
+        for name, field in type(node).model_fields.items():
+            yield from iter_unknown_keys(getattr(node, name), (*path, field.alias or name))
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            yield from iter_unknown_keys(value, (*path, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from iter_unknown_keys(value, (*path, index))
