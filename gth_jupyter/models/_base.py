@@ -1,0 +1,120 @@
+"""The shared chassis of the offline chat models: plan a ``Reply``, then stream it natively.
+
+A subclass says what to answer (``_plan`` and its async twin ``_aplan``) and how fast
+(``_delay_ms``); this class turns that into LangChain's four entry points. ``_astream`` is native
+async (``asyncio.sleep`` between tokens), since a sync-only ``_stream`` would hand every chunk
+through a thread when an async graph drives the model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from typing import Any, ClassVar
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForLLMRun,
+    CallbackManagerForLLMRun,
+)
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.language_models.chat_models import (
+    agenerate_from_stream,
+    generate_from_stream,
+)
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGenerationChunk, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+from gth_jupyter.models._reply import Reply, new_message_id, reply_chunks
+
+
+def bound_tool_names(kwargs: Mapping[str, Any]) -> list[str]:
+    """Names of the tools bound with ``bind_tools``, as they reach the model's call kwargs."""
+    names: list[str] = []
+    for tool in kwargs.get("tools") or ():
+        function = tool.get("function") if isinstance(tool, Mapping) else None
+        name = function.get("name") if isinstance(function, Mapping) else None
+        if isinstance(name, str):
+            names.append(name)
+    return names
+
+
+class ReplyChatModel(BaseChatModel):
+    """A chat model that decides a whole ``Reply`` per call and streams it token by token."""
+
+    message_id_prefix: ClassVar[str] = "reply"
+
+    def _plan(self, messages: list[BaseMessage], tool_names: list[str]) -> Reply:
+        raise NotImplementedError
+
+    async def _aplan(self, messages: list[BaseMessage], tool_names: list[str]) -> Reply:
+        return self._plan(messages, tool_names)
+
+    def _delay_ms(self, reply: Reply) -> float:
+        return 0.0
+
+    def bind_tools(
+        self,
+        tools: Sequence[Mapping[str, Any] | type | Callable[..., Any] | BaseTool],
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Binds the tools' OpenAI-style schemas; the call sees them as ``kwargs["tools"]``.
+
+        The binding wraps this very instance, so state such as a script position is shared by
+        every bound copy.
+        """
+        formatted = [convert_to_openai_tool(tool) for tool in tools]
+        return self.bind(tools=formatted, **kwargs)
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        reply = self._plan(messages, bound_tool_names(kwargs))
+        delay = self._delay_ms(reply) / 1000
+        for i, chunk in enumerate(reply_chunks(reply, new_message_id(self.message_id_prefix))):
+            if i and delay > 0:
+                time.sleep(delay)
+            yield ChatGenerationChunk(message=chunk)
+        if reply.error is not None:
+            raise reply.error
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        reply = await self._aplan(messages, bound_tool_names(kwargs))
+        delay = self._delay_ms(reply) / 1000
+        for i, chunk in enumerate(reply_chunks(reply, new_message_id(self.message_id_prefix))):
+            if i and delay > 0:
+                await asyncio.sleep(delay)
+            yield ChatGenerationChunk(message=chunk)
+        if reply.error is not None:
+            raise reply.error
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return generate_from_stream(self._stream(messages, stop, run_manager, **kwargs))
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return await agenerate_from_stream(self._astream(messages, stop, run_manager, **kwargs))

@@ -1,0 +1,240 @@
+"""What the offline demo model answers: a few rules on the last message of the conversation.
+
+- a request for a photo calls ``capture_image`` (when bound), a request for a form calls
+  ``show_a2ui_surface`` (when bound);
+- a tool's result, or the photo the image middleware injected, gets a short follow-up;
+- an A2UI user action (a user message holding ``{"actionName": ...}``) is acknowledged;
+- anything else gets the introduction: what the demo can do and how to configure a real model.
+
+Tools are only ever called in answer to a user message, so the agent loop always ends. The rules
+never raise: any surprise in the history falls back to the introduction.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+
+from gth_jupyter.models._reply import PlannedToolCall, Reply
+from gth_jupyter.models.demo_form import demo_form_jsonl
+
+CAPTURE_IMAGE = "capture_image"
+SHOW_SURFACE = "show_a2ui_surface"
+
+_PHOTO = re.compile(
+    r"\b(photo|photograph|picture|pic|camera|webcam|selfie|snapshot)s?\b"
+    r"|what (do|can) you see|look at me",
+    re.IGNORECASE,
+)
+_FORM = re.compile(r"\b(form|survey|sign[ -]?up|feedback|questionnaire)s?\b", re.IGNORECASE)
+_BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]{64,}$")
+
+REAL_MODEL_CONFIG = '{"llm": {"type": "anthropic", "model": "claude-sonnet-4-5"}}'
+VISION_MODEL_CONFIG = (
+    '{\n  "llm": {"type": "anthropic", "model": "claude-sonnet-4-5"},\n'
+    '  "middleware": ["frontend-image-injection"]\n}'
+)
+_INSTALL = (
+    "and install its provider: `pip install 'gth-jupyter[anthropic]'` "
+    "(there are also `openai`, `ollama` and `google` extras)."
+)
+
+INTRODUCTION = (
+    "Hi! I'm **gth-demo**, the offline demo model: no AI service is connected, so I answer "
+    "with a few simple rules.\n\n"
+    "Things to try:\n\n"
+    '- **"take a photo"**: I call the `capture_image` tool and your webcam takes a picture.\n'
+    '- **"show me a form"**: I call `show_a2ui_surface` and a small form appears.\n'
+    "- anything else: you get this answer, streamed word by word.\n\n"
+    "To use a real model, create `.gsloth.config.json` next to your notebook:\n\n"
+    f"```json\n{REAL_MODEL_CONFIG}\n```\n\n"
+    f"{_INSTALL} Set your key in `ANTHROPIC_API_KEY`."
+)
+
+
+def plan_demo_reply(messages: Sequence[BaseMessage], tool_names: Sequence[str]) -> Reply:
+    """The demo's answer to ``messages`` with ``tool_names`` bound; never raises."""
+    try:
+        return _plan(list(messages), set(tool_names))
+    except Exception:
+        return Reply(text=INTRODUCTION)
+
+
+def _plan(messages: list[BaseMessage], tools: set[str]) -> Reply:
+    if not messages:
+        return Reply(text=INTRODUCTION)
+    last = messages[-1]
+    if isinstance(last, ToolMessage):
+        return _after_tool(last, _tool_name(last, messages))
+    if isinstance(last, HumanMessage):
+        return _after_user(last, tools)
+    return Reply(text=INTRODUCTION)
+
+
+def _after_user(message: HumanMessage, tools: set[str]) -> Reply:
+    image = _image_in(message.content)
+    if image is not None:
+        return _photo_received(*image)
+    text = text_of(message.content).strip()
+    if text.startswith("Camera unavailable:"):
+        return _camera_unavailable(text.removeprefix("Camera unavailable:").strip())
+    action = _user_action(text)
+    if action is not None:
+        return _action_received(action)
+    if _PHOTO.search(text):
+        if CAPTURE_IMAGE in tools:
+            return Reply(
+                text="Sure, let me take a photo with your webcam.",
+                tool_calls=[PlannedToolCall(CAPTURE_IMAGE, {})],
+            )
+        return Reply(
+            text="I'd take a photo, but the `capture_image` tool only exists in the notebook chat "
+            "widget, where your browser's webcam takes the picture. Open the chat with `%gth` "
+            "in a notebook and ask again."
+        )
+    if _FORM.search(text):
+        if SHOW_SURFACE in tools:
+            return Reply(
+                text="Here comes a short sign-up form.",
+                tool_calls=[PlannedToolCall(SHOW_SURFACE, {"surfaceJsonl": demo_form_jsonl()})],
+            )
+        return Reply(
+            text="I'd show you a form, but the `show_a2ui_surface` tool isn't enabled for this "
+            'agent. Add `"builtInTools": ["show_a2ui_surface"]` to `.gsloth.config.json` and '
+            "ask again."
+        )
+    return Reply(text=INTRODUCTION)
+
+
+def _after_tool(message: ToolMessage, name: str | None) -> Reply:
+    if name == SHOW_SURFACE:
+        return Reply(text="Here is the form. Fill it in and press Submit.")
+    text = text_of(message.content)
+    if name != CAPTURE_IMAGE:
+        shown = text if len(text) <= 200 else text[:200] + "…"
+        return Reply(text=f"The `{name or 'tool'}` tool answered:\n\n```\n{shown}\n```")
+    image = _image_in(message.content)
+    if image is not None:
+        return _photo_received(*image)
+    envelope = _json_object(text)
+    if envelope is not None and "error" in envelope:
+        return _camera_unavailable(str(envelope["error"]))
+    if envelope is not None and ("mimeType" in envelope or "data" in envelope):
+        return _photo_received(_str_or_none(envelope.get("mimeType")), _kb(envelope.get("data")))
+    return _photo_received(None, None)
+
+
+def _photo_received(mime_type: str | None, size_kb: int | None) -> Reply:
+    details = [part for part in (mime_type, f"about {size_kb} KB" if size_kb else None) if part]
+    what = f"a photo ({', '.join(details)})" if details else "a photo"
+    return Reply(
+        text=f"I received {what}. As an offline demo I can't look at images, though. "
+        "To get a description, configure a vision model in `.gsloth.config.json`:\n\n"
+        f"```json\n{VISION_MODEL_CONFIG}\n```\n\n{_INSTALL}"
+    )
+
+
+def _camera_unavailable(reason: str) -> Reply:
+    why = f": {reason.rstrip('.')}." if reason else "."
+    return Reply(
+        text=f"The camera was unavailable{why} Check that the browser may use the webcam "
+        "(and that no other app holds it), then ask again."
+    )
+
+
+def _action_received(action: Mapping[str, Any]) -> Reply:
+    name = str(action.get("actionName") or "action")
+    values = _context_items(action.get("context"))
+    if not values:
+        return Reply(text=f"Thanks! I received your `{name}` action, with no values filled in.")
+    lines = "\n".join(f"- **{key}**: {value}" for key, value in values)
+    return Reply(text=f"Thanks! I received your `{name}` action with:\n\n{lines}")
+
+
+def _context_items(context: object) -> list[tuple[str, str]]:
+    pairs: list[tuple[object, object]] = []
+    if isinstance(context, Mapping):
+        pairs = list(context.items())
+    elif isinstance(context, list):
+        pairs = [(i.get("key"), i.get("value")) for i in context if isinstance(i, Mapping)]
+    return [(_one_line(k), _one_line(v)) for k, v in pairs if k is not None]
+
+
+def _one_line(value: object) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return " ".join(text.split()) or "(empty)"
+
+
+def _user_action(text: str) -> Mapping[str, Any] | None:
+    data = _json_object(text)
+    return data if data is not None and "actionName" in data else None
+
+
+def _tool_name(message: ToolMessage, history: list[BaseMessage]) -> str | None:
+    if message.name:
+        return message.name
+    for earlier in reversed(history):
+        if isinstance(earlier, AIMessage):
+            for call in earlier.tool_calls:
+                if call.get("id") == message.tool_call_id:
+                    return call.get("name")
+    return None
+
+
+def text_of(content: object) -> str:
+    """The text of a message's content, whether a string or a list of blocks."""
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, Mapping) and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+    return "".join(parts)
+
+
+def _image_in(content: object) -> tuple[str | None, int | None] | None:
+    """(mime type, size in KB) of the first image block in ``content``, if any."""
+    if not isinstance(content, list):
+        return None
+    for block in content:
+        if not isinstance(block, Mapping) or block.get("type") not in ("image", "image_url"):
+            continue
+        source = block.get("source")
+        if isinstance(source, Mapping):  # Anthropic's native block
+            return _str_or_none(source.get("media_type")), _kb(source.get("data"))
+        url = block.get("image_url", block.get("url"))
+        url = url.get("url") if isinstance(url, Mapping) else url
+        if isinstance(url, str) and url.startswith("data:") and ";base64," in url:
+            header, data = url[5:].split(";base64,", 1)
+            return header or None, _kb(data)
+        mime = block.get("mime_type", block.get("mimeType"))
+        return _str_or_none(mime), _kb(block.get("data", block.get("base64")))
+    return None
+
+
+def _kb(data: object) -> int | None:
+    if not isinstance(data, str) or not _BASE64.match(data):
+        return None
+    return max(1, round(len(data) * 3 / 4 / 1024))
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    stripped = text.strip()
+    if not stripped.startswith("{"):
+        return None
+    try:
+        data = json.loads(stripped)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _str_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
