@@ -52,7 +52,7 @@ def build_graph(
 
 
 class GraphCache:
-    """Graphs keyed by the client toolset's signature (names and schemas), least recently used out."""
+    """Graphs keyed by the client toolset's signature (names and schemas); LRU-bounded."""
 
     def __init__(
         self,

@@ -9,9 +9,9 @@ in flight; ``claim`` refuses a second one at once rather than queueing it.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.language_models import BaseChatModel
@@ -26,7 +26,8 @@ from .graph import AgentGraph, GraphCache
 from .run_context import RunContext
 from .stream import StreamItem, StreamTranslator
 
-STREAM_MODES = ["messages", "updates", "custom"]
+StreamMode = Literal["messages", "updates", "custom"]
+STREAM_MODES: list[StreamMode] = ["messages", "updates", "custom"]
 
 
 class RunBusyError(Exception):
@@ -178,7 +179,7 @@ class Runtime:
         pending = [PendingInterrupt.from_langgraph(i) for i in snapshot.interrupts]
         return ThreadState(messages, pending, can_continue=bool(snapshot.next) and not pending)
 
-    async def stream(self, plan: RunPlan) -> AsyncIterator[StreamItem | RunEnd]:
+    async def stream(self, plan: RunPlan) -> AsyncGenerator[StreamItem | RunEnd, None]:
         """Runs the plan; yields stream items, then exactly one ``RunEnd`` unless it raises."""
         graph = self.graph(plan.client_tools)
         config = self._config(plan.thread_id)
@@ -199,7 +200,7 @@ class Runtime:
         context = RunContext(context=list(plan.context), queued_messages=list(plan.queued))
         translator = StreamTranslator()
         feed = translator.feed
-        stream = graph.astream(graph_input, config, stream_mode=STREAM_MODES, context=context)
+        stream: Any = graph.astream(graph_input, config, stream_mode=STREAM_MODES, context=context)
         async with contextlib.aclosing(stream):
             async for mode, data in stream:
                 for item in feed(mode, data):

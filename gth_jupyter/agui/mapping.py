@@ -107,10 +107,13 @@ class EventMapper:
 
     def map(self, item: StreamItem) -> Iterator[BaseEvent]:
         if isinstance(item, ev.TextEvent):
-            if self._text_id is None:
+            text_id = self._text_id
+            if text_id is None:
                 yield from self._close_reasoning()
-                yield self._open_text()
-            yield TextMessageContentEvent(message_id=self._text_id, delta=item.delta)
+                start = self._open_text()
+                text_id = start.message_id
+                yield start
+            yield TextMessageContentEvent(message_id=text_id, delta=item.delta)
         elif isinstance(item, AssistantMessageStart):
             yield from self._close_text()
             self._assistant_id = item.message_id
@@ -151,9 +154,7 @@ class EventMapper:
                 yield ReasoningMessageStartEvent(message_id=self._reasoning_id, role="reasoning")
         elif isinstance(item, ev.ReasoningDeltaEvent):
             if self._reasoning_id is not None:
-                yield ReasoningMessageContentEvent(
-                    message_id=self._reasoning_id, delta=item.delta
-                )
+                yield ReasoningMessageContentEvent(message_id=self._reasoning_id, delta=item.delta)
         elif isinstance(item, ev.ReasoningEndEvent):
             yield from self._close_reasoning()
         # tool_output has no AG-UI event of its own; the widget reads it over the comm channel.

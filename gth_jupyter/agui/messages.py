@@ -80,12 +80,11 @@ def tool_content(content: Any) -> str:
 
 def to_langchain(message: agui.Message) -> BaseMessage | None:
     """One AG-UI message; client-only roles (activity, reasoning) give ``None``."""
-    role = message.role
-    if role == "user":
+    if isinstance(message, agui.UserMessage):
         return HumanMessage(content=user_content(message.content), id=message.id)
-    if role in ("system", "developer"):
+    if isinstance(message, (agui.SystemMessage, agui.DeveloperMessage)):
         return SystemMessage(content=str(message.content), id=message.id)
-    if role == "assistant":
+    if isinstance(message, agui.AssistantMessage):
         calls = [
             {
                 "id": call.id,
@@ -95,8 +94,9 @@ def to_langchain(message: agui.Message) -> BaseMessage | None:
             }
             for call in message.tool_calls or []
         ]
-        return AIMessage(content=message.content or "", tool_calls=calls, id=message.id)
-    if role == "tool":
+        text = message.content if isinstance(message.content, str) else ""
+        return AIMessage(content=text, tool_calls=calls, id=message.id)
+    if isinstance(message, agui.ToolMessage):
         return ToolMessage(
             content=tool_content(message.content),
             tool_call_id=message.tool_call_id,

@@ -18,8 +18,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from uuid import uuid4
 from typing import Any
+from uuid import uuid4
 
 import ag_ui.core as agui
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,7 +101,7 @@ async def prepare_run(
     return PreparedRun(runtime, request, decision, claim)
 
 
-async def stream_events(prepared: PreparedRun) -> AsyncIterator[BaseEvent]:
+async def stream_events(prepared: PreparedRun) -> AsyncGenerator[BaseEvent, None]:
     """The run's AG-UI events; always ends with RUN_FINISHED or RUN_ERROR unless cancelled."""
     request = prepared.request
     mapper = EventMapper(request.thread_id, request.run_id, prepared.decision.client_answered)

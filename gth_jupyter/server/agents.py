@@ -91,6 +91,8 @@ class AgentRegistry:
 
     def info(self) -> dict[str, Any]:
         llm = self.effective.llm
+        provider: str | None
+        model: str | None
         if self._model is not None:
             described = describe_model(_llm_dict(self.effective), self._model)
             provider, model, offline = described.provider, described.model, described.offline

@@ -49,7 +49,7 @@ class GthJupyterApp(ExtensionApp):
     registry: AgentRegistry
 
     def initialize_settings(self) -> None:
-        root = Path(self.serverapp.root_dir).expanduser()
+        root = Path(self.serverapp.root_dir if self.serverapp else ".").expanduser()
         config = load_config(self.config_file or None, cwd=root)
         store = CheckpointStore(self.checkpointer, self.checkpoint_path or None)
         self.registry = AgentRegistry(config, command=NOTEBOOK_COMMAND, store=store)

@@ -88,7 +88,7 @@ def cors_headers(effective: EffectiveConfig) -> dict[str, str]:
 def make_app(registry: AgentRegistry, *, token: str, max_body_bytes: int) -> web.Application:
     if not token:
         raise ValueError("The standalone server needs a token.")
-    settings = {
+    settings: dict[str, Any] = {
         REGISTRY_KEY: registry,
         MAX_BODY_KEY: max_body_bytes,
         TOKEN_KEY: token,
