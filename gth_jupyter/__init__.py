@@ -11,6 +11,16 @@ from typing import Any
 
 __version__ = "0.1.0"
 
+__all__ = ["Session", "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Session":
+        from .notebook.session import Session
+
+        return Session
+    raise AttributeError(f"module 'gth_jupyter' has no attribute {name!r}")
+
 
 def _jupyter_server_extension_points() -> list[dict[str, Any]]:
     from .server.app import GthJupyterApp

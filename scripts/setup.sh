@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what the project needs into .venv: Python packages (editable), the widget's npm
+# build, and with --browser Debian's chromium for the browser tests. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+EXTRAS="lab"
+BROWSER=0
+for arg in "$@"; do
+  case "$arg" in
+    --test) EXTRAS="test,lab" ;;
+    --browser) BROWSER=1 ;;
+  esac
+done
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+if [ ! -x .venv/bin/uv ]; then
+  .venv/bin/python -m pip install -q --disable-pip-version-check uv
+fi
+
+# The widget bundle: npm install once, build every time (cheap, and never stale).
+(cd js && { [ -d node_modules ] || npm install --no-audit --no-fund --loglevel=error; } && npm run --silent build)
+
+.venv/bin/uv pip install -q --python .venv/bin/python -e ".[${EXTRAS}]"
+
+if [ "$BROWSER" = 1 ] && [ ! -x /usr/bin/chromium ]; then
+  if command -v apt-get >/dev/null; then
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq && $SUDO apt-get install -y -qq chromium >/dev/null
+  fi
+fi

@@ -1,0 +1,63 @@
+"""SSE framing: official frames, coalesced flushes, keep-alives."""
+
+from __future__ import annotations
+
+import asyncio
+
+from ag_ui.core import RunStartedEvent, TextMessageContentEvent, TextMessageEndEvent
+
+from gth_jupyter.agui.sse import KEEPALIVE_FRAME, SSEWriter, encode
+
+
+class Sink:
+    def __init__(self) -> None:
+        self.buffer = b""
+        self.sent: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.buffer += data
+
+    async def flush(self) -> None:
+        if self.buffer:
+            self.sent.append(self.buffer)
+            self.buffer = b""
+
+
+def test_frames_are_lf_only_data_lines_without_nulls() -> None:
+    frame = encode(TextMessageContentEvent(message_id="m", delta="a\r\nb"))
+    assert frame.startswith(b"data: {") and frame.endswith(b"}\n\n")
+    assert b"\r" not in frame.replace(b"\\r", b"") and b"null" not in frame
+    assert frame.count(b"\n") == 2
+
+
+def test_a_short_delta_frame_is_small() -> None:
+    frame = encode(TextMessageContentEvent(message_id="0" * 36, delta="word"))
+    assert len(frame) <= 110
+
+
+async def test_token_frames_are_coalesced_and_urgent_ones_flushed_at_once() -> None:
+    sink = Sink()
+    async with SSEWriter(sink.write, sink.flush, window=0.05) as writer:
+        await writer.send(RunStartedEvent(thread_id="t", run_id="r"))
+        assert len(sink.sent) == 1  # the first frame goes out at once
+        for _ in range(100):
+            await writer.send(TextMessageContentEvent(message_id="m", delta="x"))
+        assert len(sink.sent) == 1  # deltas wait for the window
+        await writer.send(TextMessageEndEvent(message_id="m"))
+        assert len(sink.sent) == 2 and sink.sent[1].count(b"data: ") == 101
+
+
+async def test_a_quiet_stream_flushes_pending_deltas_after_the_window() -> None:
+    sink = Sink()
+    async with SSEWriter(sink.write, sink.flush, window=0.02) as writer:
+        await writer.send(RunStartedEvent(thread_id="t", run_id="r"))
+        await writer.send(TextMessageContentEvent(message_id="m", delta="late"))
+        await asyncio.sleep(0.08)
+        assert b"late" in b"".join(sink.sent)
+
+
+async def test_keepalive_comments_while_silent() -> None:
+    sink = Sink()
+    async with SSEWriter(sink.write, sink.flush, keepalive=0.03):
+        await asyncio.sleep(0.1)
+    assert KEEPALIVE_FRAME in sink.sent

@@ -1,0 +1,71 @@
+"""Shared fixtures: a runtime on the scripted model, and an AG-UI run driver."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+from langchain_core.tools import BaseTool, tool
+from langgraph.checkpoint.memory import InMemorySaver
+
+from gth_jupyter.agent.runtime import Runtime
+from gth_jupyter.agui.run import prepare_run, stream_events
+from gth_jupyter.models import FakeChatModel
+
+# A real Jupyter server for tests/server (jp_serverapp, jp_fetch).
+pytest_plugins = ["pytest_jupyter.jupyter_server"]
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Adds two integers."""
+    return a + b
+
+
+CAMERA_TOOL = {
+    "name": "capture_image",
+    "description": "Capture a frame from the webcam.",
+    "parameters": {"type": "object", "properties": {}},
+}
+ASK_TOOL = {
+    "name": "ask_user",
+    "description": "Ask the user a question.",
+    "parameters": {"type": "object", "properties": {"question": {"type": "string"}}},
+}
+
+
+RuntimeFactory = Callable[..., Runtime]
+
+
+@pytest.fixture
+def make_runtime() -> RuntimeFactory:
+    def factory(responses: Sequence[Any], tools: Sequence[BaseTool] = (add,)) -> Runtime:
+        model = FakeChatModel(responses=list(responses))
+        return Runtime(model, list(tools), checkpointer=InMemorySaver())
+
+    return factory
+
+
+def body(thread_id: str, run_id: str, messages: list[dict[str, Any]], **extra: Any) -> bytes:
+    return json.dumps(
+        {"threadId": thread_id, "runId": run_id, "messages": messages, **extra}
+    ).encode()
+
+
+async def run_events(runtime: Runtime, payload: bytes) -> list[dict[str, Any]]:
+    """One run through the AG-UI layer, as JSON events."""
+    prepared = await prepare_run(runtime, payload)
+    return [
+        e.model_dump(mode="json", by_alias=True, exclude_none=True)
+        async for e in stream_events(prepared)
+    ]
+
+
+def of_type(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [e for e in events if e["type"] == kind]
+
+
+def text_of(events: list[dict[str, Any]]) -> str:
+    return "".join(e["delta"] for e in of_type(events, "TEXT_MESSAGE_CONTENT"))

@@ -1,0 +1,75 @@
+"""Busy threads and disconnects on a real Jupyter server, over a raw socket."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from tornado.httpclient import HTTPClientError
+
+
+@pytest.fixture
+def gth_script() -> list[Any]:
+    return [{"content": "slow " * 400, "delayMs": 5}, "Fresh answer."]
+
+
+async def open_stream(
+    port: int, path: str, token: str, body: str
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    data = body.encode()
+    writer.write(
+        (
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: token {token}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+        ).encode()
+        + data
+    )
+    await writer.drain()
+    return reader, writer
+
+
+async def test_busy_thread_is_409_and_a_disconnect_frees_it(
+    jp_fetch, jp_serverapp, http_server_client, jp_base_url
+) -> None:
+    port = http_server_client.get_http_port()
+    token = jp_serverapp.identity_provider.token
+    path = f"{jp_base_url}gth/agents/default/run"
+    first = json.dumps(
+        {
+            "threadId": "t",
+            "runId": "r1",
+            "messages": [{"id": "u1", "role": "user", "content": "long"}],
+        }
+    )
+    reader, writer = await open_stream(port, path, token, first)
+    head = await reader.readuntil(b"TEXT_MESSAGE_CONTENT")
+    assert b"200 OK" in head
+
+    second = json.dumps(
+        {"threadId": "t", "runId": "r2", "messages": [{"id": "u2", "role": "user", "content": "x"}]}
+    )
+    with pytest.raises(HTTPClientError) as info:
+        await jp_fetch("gth", "agents", "default", "run", method="POST", body=second)
+    assert info.value.code == 409
+    assert info.value.response.headers["Retry-After"]
+    assert json.loads(info.value.response.body)["code"] == "run_busy"
+
+    writer.close()  # the client goes away mid-stream
+    for _ in range(50):
+        await asyncio.sleep(0.05)
+        try:
+            response = await jp_fetch("gth", "agents", "default", "run", method="POST", body=second)
+            break
+        except HTTPClientError as exc:
+            assert exc.code == 409
+    else:
+        pytest.fail("the thread stayed busy after the client disconnected")
+    text = "".join(
+        json.loads(f[6:]).get("delta", "")
+        for f in response.body.decode().split("\n\n")
+        if f.startswith("data: ")
+    )
+    assert text == "Fresh answer."

@@ -1,0 +1,146 @@
+"""``gth-jupyter serve``: token auth, CORS, the same routes as the extension."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from gth_jupyter.agent.checkpoint import CheckpointStore
+from gth_jupyter.config import GthConfig
+from gth_jupyter.server.agents import AgentRegistry
+from gth_jupyter.server.standalone import make_app
+
+TOKEN = "s3cret"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest_asyncio.fixture
+async def client() -> AsyncIterator[httpx.AsyncClient]:
+    config = GthConfig.model_validate(
+        {
+            "llm": {"type": "fake", "responses": ["Hi there.", "Again."]},
+            "commands": {"api": {"cors": {"allowOrigin": "http://localhost:5555"}}},
+        }
+    )
+    registry = AgentRegistry(config, command="api", store=CheckpointStore("memory"))
+    app = make_app(registry, token=TOKEN, max_body_bytes=1000)
+    port = free_port()
+    server = app.listen(port, address="127.0.0.1")
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+        yield http
+    server.stop()
+
+
+AUTH = {"Authorization": f"token {TOKEN}"}
+RUN = {"threadId": "t", "runId": "r", "messages": [{"id": "u", "role": "user", "content": "hi"}]}
+
+
+@pytest.mark.parametrize(
+    "headers", [{}, {"Authorization": "token nope"}, {"Authorization": "s3cret"}]
+)
+async def test_every_route_needs_the_token(client: httpx.AsyncClient, headers) -> None:
+    for method, path in [("GET", "/health"), ("GET", "/info"), ("POST", "/agents/default/run")]:
+        response = await client.request(method, path, headers=headers, json=RUN)
+        assert response.status_code == 401
+        assert response.json()["code"] == "unauthorized"
+
+
+async def test_bearer_and_token_schemes_work(client: httpx.AsyncClient) -> None:
+    assert (await client.get("/health", headers=AUTH)).json() == {"status": "ok"}
+    bearer = {"Authorization": f"Bearer {TOKEN}"}
+    assert (await client.get("/gth/health", headers=bearer)).status_code == 200
+
+
+async def test_cors_headers_and_preflight(client: httpx.AsyncClient) -> None:
+    preflight = await client.options("/agents/default/run")
+    assert preflight.status_code == 204
+    assert preflight.headers["Access-Control-Allow-Origin"] == "http://localhost:5555"
+    assert "Authorization" in preflight.headers["Access-Control-Allow-Headers"]
+    info = await client.get("/info", headers=AUTH)
+    assert info.headers["Access-Control-Allow-Origin"] == "http://localhost:5555"
+    assert info.json()["command"] == "api"
+
+
+async def test_runs_on_both_route_spellings(client: httpx.AsyncClient) -> None:
+    for path, run_id in [("/agents/default/run", "r1"), ("/gth/agents/default/run", "r2")]:
+        async with client.stream(
+            "POST", path, headers=AUTH, json={**RUN, "runId": run_id}
+        ) as response:
+            assert response.headers["content-type"] == "text/event-stream"
+            body = b"".join([chunk async for chunk in response.aiter_bytes()])
+        events = [json.loads(line[6:]) for line in body.decode().split("\n\n") if line]
+        assert events[0]["runId"] == run_id and events[-1]["type"] == "RUN_FINISHED"
+
+
+async def test_configured_body_limit_and_unknown_routes(client: httpx.AsyncClient) -> None:
+    big = await client.post("/agents/default/run", headers=AUTH, content=b"{" + b" " * 2000 + b"}")
+    assert big.status_code == 413 and big.json()["code"] == "body_too_large"
+    missing = await client.get("/nope", headers=AUTH)
+    assert missing.status_code == 404 and missing.json()["code"] == "not_found"
+
+
+def test_cli_prints_a_generated_token_and_serves(tmp_path: Path) -> None:
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps({"llm": {"type": "fake", "responses": ["x"]}}))
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "GTH_JUPYTER_TOKEN"}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gth_jupyter.server.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--memory",
+            "-c",
+            str(config),
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        banner = proc.stdout.readline()
+        assert f"http://127.0.0.1:{port}" in banner
+        token = proc.stdout.readline().strip().removeprefix("Token: ")
+        assert len(token) >= 20
+        ok = httpx.get(
+            f"http://127.0.0.1:{port}/health", headers={"Authorization": f"token {token}"}
+        )
+        assert ok.json() == {"status": "ok"}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_cli_reports_a_bad_config_clearly(tmp_path: Path) -> None:
+    config = tmp_path / "bad.json"
+    config.write_text('{"commands": {"api": {"port": 99999}}}')
+    result = subprocess.run(
+        [sys.executable, "-m", "gth_jupyter.server.cli", "serve", "-c", str(config)],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "commands.api.port" in result.stderr and str(config) in result.stderr
