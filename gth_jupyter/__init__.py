@@ -11,15 +11,30 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Session", "__version__"]
+__all__ = ["GthChat", "Session", "__version__", "chat", "client_tool"]
+
+_LAZY = {
+    "Session": "gth_jupyter.notebook.session",
+    "GthChat": "gth_jupyter.notebook.widget",
+    "chat": "gth_jupyter.notebook.widget",
+    "client_tool": "gth_jupyter.notebook.client_tools",
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name == "Session":
-        from .notebook.session import Session
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'gth_jupyter' has no attribute {name!r}")
+    import importlib
 
-        return Session
-    raise AttributeError(f"module 'gth_jupyter' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext gth_jupyter``: registers the ``%gth`` magics."""
+    from .notebook.magics import load_ipython_extension as load
+
+    load(ipython)
 
 
 def _jupyter_server_extension_points() -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ag_ui.core import PROTOCOL_VERSION
+from langchain.agents.middleware import AgentMiddleware
 from langchain_core.language_models import BaseChatModel
 from langchain_core.tools import BaseTool
 
@@ -21,6 +22,7 @@ from ..agent.checkpoint import CheckpointStore
 from ..agent.runtime import Runtime
 from ..agui import errors
 from ..config import EffectiveConfig, GthConfig
+from ..middleware.image_injection import FrontendImageInjectionMiddleware
 from ..models import describe_model, resolve_model
 from ..tools.registry import built_in_tools
 
@@ -56,9 +58,11 @@ class AgentRegistry:
         self._busy: set[str] = set()
         self.build_error: Exception | None = None
         self._tools: list[BaseTool] = []
+        self._middleware: list[AgentMiddleware] = []
         try:
             self._model = model or resolve_model(_llm_dict(self.effective))
             self._tools = [*built_in_tools(self.effective.built_in_tools), *self._extra_tools]
+            self._middleware = named_middleware(self.effective, self._model)
         except Exception as exc:  # reported by /info and refused by /run
             log.error("gth-jupyter: the agent could not be built: %s", exc)
             self.build_error = exc
@@ -83,6 +87,7 @@ class AgentRegistry:
                         self._model,
                         self._tools,
                         checkpointer=await self.store.get(),
+                        middleware=self._middleware,
                         system_prompt=self.effective.system_prompt,
                         recursion_limit=self.effective.recursion_limit,
                         busy_threads=self._busy,
@@ -115,6 +120,19 @@ class AgentRegistry:
 
     async def close(self) -> None:
         await self.store.close()
+
+
+def named_middleware(effective: EffectiveConfig, model: BaseChatModel) -> list[AgentMiddleware]:
+    """Middleware the configuration names, in order."""
+    out: list[AgentMiddleware] = []
+    provider = effective.llm.type if effective.llm else model._llm_type
+    for entry in effective.middleware:
+        if entry.get("name") == "frontend-image-injection":
+            tool_name = str(entry.get("toolName") or "capture_image")
+            out.append(FrontendImageInjectionMiddleware(provider=provider, tool_name=tool_name))
+        else:
+            log.warning("Middleware %s is not available in this version", entry.get("name"))
+    return out
 
 
 def _llm_dict(effective: EffectiveConfig) -> dict[str, Any] | None:

@@ -12,7 +12,7 @@ from ..agent.checkpoint import CheckpointStore
 from ..agui.run import DEFAULT_MAX_BODY_BYTES
 from ..config import load_config
 from .agents import AgentRegistry
-from .handlers import HealthHandler, InfoHandler, RunHandler
+from .handlers import HealthHandler, InfoHandler, RunHandler, ThreadHandler
 from .routes import MAX_BODY_KEY, REGISTRY_KEY
 
 NOTEBOOK_COMMAND = "notebook"
@@ -66,6 +66,7 @@ class GthJupyterApp(ExtensionApp):
                 (r"/gth/health", HealthHandler),
                 (r"/gth/info", InfoHandler),
                 (r"/gth/agents/([^/]+)/run", RunHandler),
+                (r"/gth/threads/([^/]+)", ThreadHandler),
             ]
         )
 

@@ -29,6 +29,13 @@ class InfoHandler(GthAPIHandler):
         self.write_info()
 
 
+class ThreadHandler(GthAPIHandler):
+    @web.authenticated
+    @authorized
+    async def get(self, thread_id: str) -> None:
+        await self.write_thread(thread_id)
+
+
 class RunHandler(GthAPIHandler):
     @web.authenticated
     @authorized

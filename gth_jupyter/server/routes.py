@@ -18,9 +18,11 @@ from tornado import web
 from tornado.iostream import StreamClosedError
 
 from ..agui.errors import ProtocolError
+from ..agui.history import to_agui_messages
+from ..agui.mapping import to_interrupt
 from ..agui.run import DEFAULT_MAX_BODY_BYTES, PreparedRun, prepare_run, stream_events
 from ..agui.sse import MEDIA_TYPE, SSEWriter
-from .agents import AgentRegistry
+from .agents import DEFAULT_AGENT, AgentRegistry
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +85,29 @@ class GthRoutesMixin(web.RequestHandler):
 
     def write_info(self) -> None:
         self.send_json(200, self.registry.info())
+
+    async def write_thread(self, thread_id: str, name: str = DEFAULT_AGENT) -> None:
+        """A thread's conversation as AG-UI messages, and what it waits on."""
+        try:
+            runtime = await self.registry.runtime(name)
+        except ProtocolError as error:
+            self.send_refusal(error)
+            return
+        state = await runtime.thread_state(thread_id)
+        pending = [
+            to_interrupt(p).model_dump(mode="json", by_alias=True, exclude_none=True)
+            for p in state.pending
+        ]
+        self.send_json(
+            200,
+            {
+                "threadId": thread_id,
+                "messages": to_agui_messages(state.messages),
+                "pendingToolCallIds": [p.tool_call_id for p in state.pending if p.client_tool],
+                "interrupts": pending,
+                "busy": runtime.is_busy(thread_id),
+            },
+        )
 
     async def run_agent(self, name: str) -> None:
         try:

@@ -66,6 +66,11 @@ class RunHandler(StandaloneHandler):
         await self.run_agent(name)
 
 
+class ThreadHandler(StandaloneHandler):
+    async def get(self, thread_id: str) -> None:
+        await self.write_thread(thread_id)
+
+
 class NotFoundHandler(StandaloneHandler):
     def get(self, *args: Any) -> None:
         self.send_json(404, {"code": "not_found", "message": "There is no such route."})
@@ -104,6 +109,7 @@ def make_app(registry: AgentRegistry, *, token: str, max_body_bytes: int) -> web
             (r"/gth/health", HealthHandler),
             (r"/gth/info", InfoHandler),
             (r"/gth" + run, RunHandler),
+            (r"/gth/threads/([^/]+)", ThreadHandler),
         ],
         **settings,
     )

@@ -8,6 +8,7 @@ from typing import Any
 
 from langchain_core.tools import BaseTool
 
+from .a2ui import make_a2ui_tool
 from .checklist import make_checklist_tool
 from .status import make_status_tool
 
@@ -18,6 +19,7 @@ ToolFactory = Callable[[Mapping[str, Any]], BaseTool]
 FACTORIES: dict[str, ToolFactory] = {
     "gth_checklist": lambda settings: make_checklist_tool(),
     "gth_status_update": lambda settings: make_status_tool(),
+    "show_a2ui_surface": lambda settings: make_a2ui_tool(),
 }
 
 

@@ -1,0 +1,73 @@
+"""A thread's checkpointed messages as AG-UI messages, for a client rebuilding its transcript.
+
+Ids match the ones the stream used, so a client that merges history with live events sees one
+message, not two. Messages the middleware injected for the model (a captured frame) are left
+out: the transcript shows the tool call that produced them instead.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+
+from ..agent.stream import public_message_id, tool_content_text
+from ..middleware.image_injection import MARK
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+    return "".join(str(p) for p in parts)
+
+
+def _user_content(content: Any) -> Any:
+    if isinstance(content, str):
+        return content
+    parts: list[dict[str, Any]] = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append({"type": "text", "text": block})
+        elif isinstance(block, dict) and block.get("type") == "text":
+            parts.append({"type": "text", "text": str(block.get("text", ""))})
+        # media blocks stay on the server: a transcript does not need the bytes
+    return parts if parts else ""
+
+
+def to_agui_messages(messages: Iterable[BaseMessage]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if message.additional_kwargs.get(MARK) and isinstance(message, HumanMessage):
+            continue
+        mid = public_message_id(message.id) or ""
+        if isinstance(message, HumanMessage):
+            out.append({"id": mid, "role": "user", "content": _user_content(message.content)})
+        elif isinstance(message, AIMessage):
+            item: dict[str, Any] = {"id": mid, "role": "assistant"}
+            text = _text(message.content)
+            if text:
+                item["content"] = text
+            if message.tool_calls:
+                item["toolCalls"] = [
+                    {
+                        "id": call["id"],
+                        "type": "function",
+                        "function": {"name": call["name"], "arguments": json.dumps(call["args"])},
+                    }
+                    for call in message.tool_calls
+                ]
+            out.append(item)
+        elif isinstance(message, ToolMessage):
+            tool: dict[str, Any] = {
+                "id": mid,
+                "role": "tool",
+                "toolCallId": message.tool_call_id,
+                "content": tool_content_text(message.content),
+            }
+            if message.status == "error":
+                tool["error"] = tool["content"]
+            out.append(tool)
+    return out

@@ -1,0 +1,99 @@
+"""``frontend-image-injection``: show the model the photo a client tool sent back.
+
+A tool result is text, so a client tool returns an image as the JSON envelope
+``{"mimeType", "data"}`` (base64). Before the next model call this middleware adds a user
+message holding the image as a content block shaped for the provider, once per tool call, and
+replaces the base64 in the tool result with a short placeholder, so the model does not pay for
+the image twice. ``{"error": "..."}`` becomes "Camera unavailable: ...". Both edits go through
+the messages reducer, so they are persisted and never repeated.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware, AgentState
+from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
+from langgraph.runtime import Runtime
+
+MARK = "gth_image_injected"
+
+_OPENAI_LIKE = frozenset({"openai", "openrouter", "deepseek", "xai", "groq"})
+
+
+def image_block(provider: str, mime: str, data: str) -> dict[str, Any]:
+    """The image content block each provider accepts (Gaunt Sloth's ``imageBlockFor``)."""
+    url = f"data:{mime};base64,{data}"
+    if provider == "ollama":
+        return {"type": "image_url", "image_url": url}
+    if provider in _OPENAI_LIKE:
+        return {"type": "image_url", "image_url": {"url": url}}
+    if provider == "anthropic":
+        return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
+    return {"type": "image", "source_type": "base64", "mime_type": mime, "data": data}
+
+
+def _envelope(message: ToolMessage) -> dict[str, Any] | None:
+    if not isinstance(message.content, str):
+        return None
+    try:
+        value = json.loads(message.content)
+    except ValueError:
+        return None  # not an envelope: left alone, and not marked
+    return value if isinstance(value, dict) else None
+
+
+def placeholder(mime: str, data: str) -> str:
+    size_kb = len(data) * 3 // 4 // 1024
+    return f"[image captured: {mime}, about {size_kb} KB; shown to you in the next message]"
+
+
+class FrontendImageInjectionMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
+    """Turns capture envelopes into vision messages; ``tool_name`` is the watched tool."""
+
+    def __init__(self, *, provider: str = "", tool_name: str = "capture_image") -> None:
+        super().__init__()
+        self.provider = provider
+        self.tool_name = tool_name
+
+    def inject(self, messages: list[BaseMessage]) -> list[BaseMessage]:
+        """The messages to write: rewritten tool results (same id) and new user messages."""
+        updates: list[BaseMessage] = []
+        for message in messages:
+            if not isinstance(message, ToolMessage) or message.name != self.tool_name:
+                continue
+            if message.additional_kwargs.get(MARK):
+                continue
+            envelope = _envelope(message)
+            if envelope is None:
+                continue
+            if isinstance(envelope.get("error"), str):
+                text = f"Camera unavailable: {envelope['error']}"
+                updates.append(_marked(message, message.content))
+                updates.append(HumanMessage(text, additional_kwargs={MARK: True}))
+                continue
+            mime, data = envelope.get("mimeType"), envelope.get("data")
+            if not isinstance(mime, str) or not isinstance(data, str) or not data:
+                continue  # not marked: a later envelope for this call may still succeed
+            updates.append(_marked(message, placeholder(mime, data)))
+            blocks: list[str | dict[Any, Any]] = [
+                {"type": "text", "text": "Camera frame captured:"},
+                image_block(self.provider, mime, data),
+            ]
+            updates.append(HumanMessage(content=blocks, additional_kwargs={MARK: True}))
+        return updates
+
+    def before_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
+        updates = self.inject(list(state["messages"]))
+        return {"messages": updates} if updates else None
+
+    async def abefore_model(
+        self, state: AgentState[Any], runtime: Runtime[Any]
+    ) -> dict[str, Any] | None:
+        return self.before_model(state, runtime)
+
+
+def _marked(message: ToolMessage, content: Any) -> ToolMessage:
+    kwargs = {**message.additional_kwargs, MARK: True}
+    return message.model_copy(update={"content": content, "additional_kwargs": kwargs})

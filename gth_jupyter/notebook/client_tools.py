@@ -1,0 +1,66 @@
+"""Browser tools defined from a notebook cell: the teaching case for frontend tools.
+
+``client_tool("roll_dice", "Roll n dice", {...}, js="async ({n}) => ...")`` registers a tool
+that every chat widget in this kernel declares to the agent and runs in the browser. The
+JavaScript is the notebook author's own code, run in their own page.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .widget import GthChat
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+BUILT_IN = frozenset({"capture_image", "ask_user", "browser_context"})
+
+_tools: dict[str, dict[str, Any]] = {}
+_widgets: weakref.WeakSet[GthChat] = weakref.WeakSet()
+
+
+def client_tool(
+    name: str,
+    description: str,
+    parameters: Mapping[str, Any] | None = None,
+    *,
+    js: str,
+) -> dict[str, Any]:
+    """Registers (or replaces) a browser tool for every chat widget in this kernel."""
+    if not _NAME.match(name):
+        raise ValueError(
+            f"Tool name {name!r} must start with a letter or _ and use only letters, digits, _ "
+            "or -, up to 64 characters."
+        )
+    if name in BUILT_IN:
+        raise ValueError(f"{name!r} is a built-in browser tool; pick another name.")
+    if not js.strip():
+        raise ValueError("js must be the source of a function, e.g. 'async (args) => ...'.")
+    schema = dict(parameters) if parameters else {"type": "object", "properties": {}}
+    if schema.get("type", "object") != "object":
+        raise ValueError("parameters must be a JSON Schema object ({'type': 'object', ...}).")
+    spec = {"name": name, "description": description, "parameters": schema, "js": js}
+    _tools[name] = spec
+    _publish()
+    return spec
+
+
+def remove_client_tool(name: str) -> None:
+    _tools.pop(name, None)
+    _publish()
+
+
+def registered_tools() -> list[dict[str, Any]]:
+    return list(_tools.values())
+
+
+def track(widget: GthChat) -> None:
+    _widgets.add(widget)
+
+
+def _publish() -> None:
+    for widget in list(_widgets):
+        widget.client_tools = registered_tools()

@@ -1,0 +1,91 @@
+"""``GthChat``: the chat widget the ``%gth`` magic shows.
+
+Each instance carries only a tiny loader as its ``_esm`` (it imports the real bundle from the
+server extension's static route, cached by the browser) and a few small traits; the transcript
+is never stored in widget state, the widget rebuilds it from the server on every render.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any
+
+import anywidget
+import traitlets as t
+
+from ..server.agents import DEFAULT_AGENT
+from . import client_tools
+from .comm_transport import CommTransport
+from .kernel_agent import kernel_registry
+from .threads import notebook_thread_id
+
+_MISSING_BUNDLE = """export default { render({ el }) {
+  el.textContent = "gth-jupyter: the widget bundle is missing; run `npm run build` in js/.";
+} };"""
+
+
+def _loader() -> str:
+    path = resources.files("gth_jupyter") / "static" / "loader.js"
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return _MISSING_BUNDLE
+
+
+class GthChat(anywidget.AnyWidget):  # type: ignore[misc]
+    """A chat with the agent on one thread; the browser talks AG-UI to the agent."""
+
+    _esm = _loader()
+
+    thread_id = t.Unicode("").tag(sync=True)
+    agent = t.Unicode(DEFAULT_AGENT).tag(sync=True)
+    transport = t.Enum(["auto", "http", "comm"], default_value="auto").tag(sync=True)
+    model_label = t.Unicode("").tag(sync=True)
+    offline = t.Bool(False).tag(sync=True)
+    pending_prompt = t.Unicode("").tag(sync=True)
+    client_tools = t.List(t.Dict()).tag(sync=True)
+    base_url = t.Unicode("").tag(sync=True)
+    show_event_log = t.Bool(False).tag(sync=True)
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("thread_id", notebook_thread_id())
+        kwargs.setdefault("client_tools", client_tools.registered_tools())
+        super().__init__(**kwargs)
+        if not self.model_label:
+            info = kernel_registry().info()
+            self.model_label = str(info.get("model") or "")
+            self.offline = bool(info.get("offline"))
+        self._comm_transport = CommTransport(self._send_message)
+        self.on_msg(self._on_message)
+        client_tools.track(self)
+
+    def ask(self, prompt: str) -> None:
+        """Sends ``prompt`` from the widget, as if typed into it."""
+        self.pending_prompt = prompt
+
+    def _send_message(self, content: dict[str, Any]) -> None:
+        self.send(content)
+
+    def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        if isinstance(content, dict):
+            self._comm_transport.handle(content)
+
+
+def chat(
+    prompt: str | None = None,
+    *,
+    thread: str | None = None,
+    agent: str = DEFAULT_AGENT,
+    transport: str = "auto",
+    event_log: bool = False,
+) -> GthChat:
+    """A chat widget on the notebook's thread (or ``thread``), optionally sending ``prompt``."""
+    widget = GthChat(
+        thread_id=thread or notebook_thread_id(),
+        agent=agent,
+        transport=transport,
+        show_event_log=event_log,
+    )
+    if prompt:
+        widget.ask(prompt)
+    return widget

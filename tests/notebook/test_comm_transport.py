@@ -1,0 +1,96 @@
+"""AG-UI over the widget comm: the kernel runs the agent and streams SSE text back."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+
+from gth_jupyter.agent.checkpoint import CheckpointStore
+from gth_jupyter.config import GthConfig
+from gth_jupyter.notebook.comm_transport import CommTransport
+from gth_jupyter.notebook.kernel_agent import LoopThread
+from gth_jupyter.server.agents import AgentRegistry
+
+
+@pytest.fixture
+def loop() -> LoopThread:
+    return LoopThread()
+
+
+def registry_for(responses: list[Any]) -> AgentRegistry:
+    config = GthConfig.model_validate({"llm": {"type": "fake", "responses": responses}})
+    return AgentRegistry(config, command="notebook", store=CheckpointStore("memory"))
+
+
+def transport(
+    sent: list[dict[str, Any]], registry: AgentRegistry, loop: LoopThread
+) -> CommTransport:
+    return CommTransport(sent.append, registry=lambda: registry, loop=lambda: loop)
+
+
+def frames(sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    text = "".join(m["data"] for m in sent if m["type"] == "chunk")
+    return [json.loads(f[6:]) for f in text.split("\n\n") if f.startswith("data: ")]
+
+
+def test_a_run_streams_sse_chunks_then_end(loop: LoopThread) -> None:
+    sent: list[dict[str, Any]] = []
+    comm = transport(sent, registry_for(["Over the comm."]), loop)
+    body = {
+        "threadId": "t",
+        "runId": "r",
+        "messages": [{"id": "u", "role": "user", "content": "hi"}],
+    }
+    future = comm.handle({"type": "run", "requestId": "q1", "body": json.dumps(body)})
+    assert future is not None
+    future.result(timeout=10)
+    assert sent[-1] == {"type": "end", "requestId": "q1"}
+    events = frames(sent)
+    assert events[0]["type"] == "RUN_STARTED" and events[-1]["type"] == "RUN_FINISHED"
+    assert "".join(e.get("delta", "") for e in events) == "Over the comm."
+    assert all(m["requestId"] == "q1" for m in sent)
+
+
+def test_a_refusal_is_the_same_json_as_over_http(loop: LoopThread) -> None:
+    sent: list[dict[str, Any]] = []
+    comm = transport(sent, registry_for([]), loop)
+    future = comm.handle({"type": "run", "requestId": "q", "body": "{oops"})
+    assert future is not None
+    future.result(timeout=10)
+    assert sent == [{"type": "error", "requestId": "q", "status": 400, "body": sent[0]["body"]}]
+    assert sent[0]["body"]["code"] == "invalid_json"
+
+
+def test_abort_cancels_the_run_and_history_shows_the_thread(loop: LoopThread) -> None:
+    sent: list[dict[str, Any]] = []
+    registry = registry_for([{"content": "slow " * 500, "delayMs": 5}, "Next."])
+    comm = transport(sent, registry, loop)
+    body = {
+        "threadId": "t",
+        "runId": "r",
+        "messages": [{"id": "u1", "role": "user", "content": "go"}],
+    }
+    future = comm.handle({"type": "run", "requestId": "q", "body": body})
+    assert future is not None
+    deadline = time.monotonic() + 10
+    while not any(m["type"] == "chunk" and "TEXT_MESSAGE_CONTENT" in m["data"] for m in sent):
+        assert time.monotonic() < deadline, "no content streamed"
+        time.sleep(0.01)
+    comm.handle({"type": "abort", "requestId": "q"})
+    with pytest.raises(Exception):  # noqa: B017 - cancelled
+        future.result(timeout=10)
+    history = comm.handle({"type": "history", "requestId": "h", "threadId": "t"})
+    assert history is not None
+    history.result(timeout=10)
+    reply = next(m for m in sent if m["type"] == "history")
+    assert reply["messages"][0] == {"id": "u1", "role": "user", "content": "go"}
+
+
+def test_esm_request_returns_the_bundle(loop: LoopThread) -> None:
+    sent: list[dict[str, Any]] = []
+    comm = transport(sent, registry_for([]), loop)
+    comm.handle({"type": "esm", "requestId": "e"})
+    assert sent[0]["type"] == "esm" and "render" in sent[0]["code"]

@@ -1,0 +1,81 @@
+"""The %gth / %%gth magics and the chat() API, in a real IPython shell."""
+
+from __future__ import annotations
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.testing.globalipapp import get_ipython
+
+from gth_jupyter import client_tool
+from gth_jupyter.notebook import client_tools
+from gth_jupyter.notebook.magics import interpolate, parse_line
+from gth_jupyter.notebook.widget import GthChat
+
+
+@pytest.fixture(scope="module")
+def ip():
+    shell = get_ipython()
+    shell.run_line_magic("load_ext", "gth_jupyter")
+    return shell
+
+
+def test_options_come_first_and_the_prompt_is_verbatim() -> None:
+    options = parse_line("--thread demo --agent default what's -- up?")
+    assert (options.thread, options.agent, options.prompt) == ("demo", "default", "what's -- up?")
+    assert parse_line("--new --log hi").new and parse_line("--log hi").log
+    with pytest.raises(UsageError):
+        parse_line("--transport pigeon hi")
+
+
+def test_interpolation_uses_the_namespace_and_rejects_unknown_names() -> None:
+    assert interpolate("rows: {n}", {"n": 3}) == "rows: 3"
+    assert interpolate('{"json": true}', {}) == '{"json": true}'
+    with pytest.raises(UsageError, match="'missing'"):
+        interpolate("{missing}", {})
+
+
+def test_line_magic_returns_a_widget_that_sends_the_prompt(ip) -> None:
+    widget = ip.run_line_magic("gth", "--thread t1 hello there")
+    assert isinstance(widget, GthChat)
+    assert (widget.thread_id, widget.pending_prompt) == ("t1", "hello there")
+    assert widget.model_label  # the header names the model
+
+
+def test_bare_magic_opens_the_chat_on_the_notebook_thread(ip, monkeypatch) -> None:
+    monkeypatch.setenv("JPY_SESSION_NAME", "/work/analysis.ipynb")
+    first = ip.run_line_magic("gth", "")
+    second = ip.run_line_magic("gth", "")
+    assert first.pending_prompt == "" and first.thread_id == second.thread_id
+    assert first.thread_id.startswith("nb-")
+
+
+def test_cell_magic_interpolates_and_new_starts_a_fresh_thread(ip, monkeypatch) -> None:
+    monkeypatch.setenv("JPY_SESSION_NAME", "/work/other.ipynb")
+    ip.user_ns["topic"] = "penguins"
+    before = ip.run_line_magic("gth", "")
+    widget = ip.run_cell_magic("gth", "--new", "Tell me about {topic}.")
+    assert widget.pending_prompt == "Tell me about penguins."
+    assert widget.thread_id != before.thread_id and widget.thread_id.startswith(before.thread_id)
+
+
+def test_client_tool_registration_reaches_live_widgets(ip) -> None:
+    widget = ip.run_line_magic("gth", "--thread t2")
+    spec = client_tool(
+        "roll_dice", "Roll dice", {"type": "object", "properties": {}}, js="async () => 4"
+    )
+    try:
+        assert spec in widget.client_tools
+        with pytest.raises(ValueError):
+            client_tool("capture_image", "x", js="async () => 1")
+        with pytest.raises(ValueError):
+            client_tool("bad name!", "x", js="async () => 1")
+    finally:
+        client_tools.remove_client_tool("roll_dice")
+    assert widget.client_tools == []
+
+
+def test_widget_state_is_small() -> None:
+    widget = GthChat(thread_id="t")
+    assert len(widget._esm) < 20_000  # a loader, not the bundle
+    state = widget.get_state()
+    assert "messages" not in state and "transcript" not in state
