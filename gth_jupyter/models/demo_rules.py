@@ -4,6 +4,8 @@
   ``show_a2ui_surface`` (when bound);
 - a tool's result, or the photo the image middleware injected, gets a short follow-up;
 - an A2UI user action (a user message holding ``{"actionName": ...}``) is acknowledged;
+- naming any other bound tool calls it, with ``key=value`` pairs from the text as arguments
+  (how the teaching notebook drives a tool defined in a cell);
 - anything else gets the introduction: what the demo can do and how to configure a real model.
 
 Tools are only ever called in answer to a user message, so the agent loop always ends. The rules
@@ -85,6 +87,12 @@ def _after_user(message: HumanMessage, tools: set[str]) -> Reply:
     action = _user_action(text)
     if action is not None:
         return _action_received(action)
+    named = _named_tool(text, tools)
+    if named is not None:
+        return Reply(
+            text=f"Calling your `{named}` tool.",
+            tool_calls=[PlannedToolCall(named, _arguments(text))],
+        )
     if _PHOTO.search(text):
         if CAPTURE_IMAGE in tools:
             return Reply(
@@ -108,6 +116,28 @@ def _after_user(message: HumanMessage, tools: set[str]) -> Reply:
             "ask again."
         )
     return Reply(text=INTRODUCTION)
+
+
+_ARGUMENT = re.compile(r"\b([A-Za-z_]\w*)=(\"[^\"]*\"|\S+)")
+
+
+def _named_tool(text: str, tools: set[str]) -> str | None:
+    """A bound tool the user names, other than the two the rules above handle."""
+    for name in sorted(tools - {CAPTURE_IMAGE, SHOW_SURFACE}):
+        if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text):
+            return name
+    return None
+
+
+def _arguments(text: str) -> dict[str, Any]:
+    args: dict[str, Any] = {}
+    for key, raw in _ARGUMENT.findall(text):
+        raw = raw.rstrip(".,;")
+        try:
+            args[key] = json.loads(raw)
+        except ValueError:
+            args[key] = raw
+    return args
 
 
 def _after_tool(message: ToolMessage, name: str | None) -> Reply:

@@ -6,13 +6,10 @@ A kernel already runs an event loop, so a session keeps its own loop on a daemon
 
 from __future__ import annotations
 
-import asyncio
 import sys
-import threading
 import uuid
-from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import TextIO
 
 from langchain_core.messages import HumanMessage
 
@@ -21,20 +18,7 @@ from ..agent.events import TextEvent
 from ..agent.runtime import RunEnd, RunPlan
 from ..config import load_config
 from ..server.agents import DEFAULT_AGENT, AgentRegistry
-
-T = TypeVar("T")
-
-NOTEBOOK_COMMAND = "notebook"
-
-
-class _LoopThread:
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self._thread.start()
-
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+from .kernel_agent import NOTEBOOK_COMMAND, LoopThread
 
 
 class Session:
@@ -53,7 +37,7 @@ class Session:
         self.registry = AgentRegistry(
             load_config(config), command=NOTEBOOK_COMMAND, store=CheckpointStore(checkpointer)
         )
-        self._loop: _LoopThread | None = None
+        self._loop: LoopThread | None = None
 
     @property
     def model_label(self) -> str:
@@ -82,5 +66,5 @@ class Session:
     def ask(self, prompt: str, *, stream: bool = False) -> str:
         """Blocking ``aask``; safe to call from a notebook cell."""
         if self._loop is None:
-            self._loop = _LoopThread()
+            self._loop = LoopThread()
         return self._loop.run(self.aask(prompt, stream=sys.stdout if stream else None))

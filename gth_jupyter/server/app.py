@@ -16,6 +16,7 @@ from .handlers import HealthHandler, InfoHandler, RunHandler, ThreadHandler
 from .routes import MAX_BODY_KEY, REGISTRY_KEY
 
 NOTEBOOK_COMMAND = "notebook"
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 
 
 class GthJupyterApp(ExtensionApp):
@@ -47,6 +48,9 @@ class GthJupyterApp(ExtensionApp):
     )
 
     registry: AgentRegistry
+
+    # The widget bundle, served at {base_url}static/gth_jupyter/ and cached by the browser.
+    static_paths = [str(STATIC_DIR)]  # type: ignore[assignment]
 
     def initialize_settings(self) -> None:
         root = Path(self.serverapp.root_dir if self.serverapp else ".").expanduser()

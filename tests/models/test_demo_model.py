@@ -193,3 +193,18 @@ async def test_demo_streams_at_a_readable_pace_by_default() -> None:
     assert model.token_delay_ms == 12
     assert len([c for c in chunks if c.text]) > 20
     assert model._llm_type == "demo" and model.model == "gth-demo (offline)"
+
+
+def test_demo_calls_a_named_user_tool_with_key_value_arguments() -> None:
+    from langchain_core.messages import HumanMessage as Human
+
+    from gth_jupyter.models.demo_rules import plan_demo_reply
+
+    reply = plan_demo_reply(
+        [Human('Use roll_dice with n=3 and label="two words".')], ["roll_dice", "capture_image"]
+    )
+    assert [(c.name, c.args) for c in reply.tool_calls] == [
+        ("roll_dice", {"n": 3, "label": "two words"})
+    ]
+    # A tool the user does not name is never called.
+    assert plan_demo_reply([Human("hello")], ["roll_dice"]).tool_calls == []

@@ -175,3 +175,9 @@ async def test_cookie_without_xsrf_cannot_post(jp_fetch) -> None:
             body=run_body("x", "r", [{"id": "u", "role": "user", "content": "hi"}]),
         )
     assert info.value.code == 403
+
+
+async def test_the_widget_bundle_is_served_from_the_static_route(jp_fetch) -> None:
+    response = await jp_fetch("static", "gth_jupyter", "widget.js")
+    assert response.code == 200
+    assert "javascript" in response.headers["Content-Type"]
