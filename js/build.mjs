@@ -1,12 +1,6 @@
-// Bundles the widget into the Python package's static folder (run by the Python build).
+// Bundles the widget into the Python package's static folder (run by the Python build):
+// gth_jupyter/static/widget.js (the front end) and gth_jupyter/static/loader.js (the `_esm`).
 import { build } from "esbuild";
+import { loaderConfig, widgetConfig } from "./build.config.mjs";
 
-await build({
-  entryPoints: ["src/widget.js"],
-  bundle: true,
-  format: "esm",
-  minify: true,
-  target: "es2020",
-  outfile: "../gth_jupyter/static/widget.js",
-  logLevel: "warning",
-});
+await Promise.all([build(widgetConfig), build(loaderConfig)]);

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..agui.errors import ProtocolError
 from ..agui.history import to_agui_messages
+from ..agui.mapping import to_interrupt
 from ..agui.run import prepare_run, stream_events
 from ..agui.sse import SSEWriter
 from ..server.agents import DEFAULT_AGENT, AgentRegistry
@@ -121,6 +122,10 @@ class CommTransport:
                 "threadId": thread_id,
                 "messages": to_agui_messages(state.messages),
                 "pendingToolCallIds": [p.tool_call_id for p in state.pending if p.client_tool],
+                "interrupts": [
+                    to_interrupt(p).model_dump(mode="json", by_alias=True, exclude_none=True)
+                    for p in state.pending
+                ],
             }
         )
 

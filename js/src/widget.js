@@ -1,7 +1,12 @@
-// Placeholder entry for the anywidget front end (built out in issue 2): the bundle must exist
-// so the Python build has something to ship.
+// The anywidget entry (AFM): everything a view needs, bundled into one ESM file that the
+// server extension serves at {base}static/gth_jupyter/widget.js (see loader.js).
+
+import { mount } from "./app.js";
+import css from "./styles.css";
+
 export default {
-  render({ el }) {
-    el.textContent = "gth-jupyter widget";
+  /** @param {{ model: any, el: HTMLElement }} props */
+  render({ model, el }) {
+    return mount({ model, el, css });
   },
 };

@@ -1,0 +1,291 @@
+// The chat controller: one official `HttpAgent`, the client-tool loop, and an event stream
+// for the view. It knows nothing of the DOM, so it runs (and is tested) in Node.
+//
+// A turn: the user's message goes out with the browser tools declared in RunAgentInput.tools.
+// When a run finishes with pending tool calls (outcome success + pendingToolCallIds), the
+// matching browser handlers run, one `tool` message per call is appended, and the agent runs
+// again, up to `maxRounds` times. Stop aborts the request and latches, so nothing is resumed.
+
+import { HttpAgent, randomUUID } from "@ag-ui/client";
+import { errorOf, toContent } from "./tools/registry.js";
+
+/**
+ * @typedef {import("./tools/registry.js").ToolRegistry} ToolRegistry
+ * @typedef {import("./tools/registry.js").ToolUi} ToolUi
+ * @typedef {{ type: "run-state", running: boolean }
+ *   | { type: "user", message: any }
+ *   | { type: "agui", event: any }
+ *   | { type: "tool-run", toolCallId: string, name: string, status: "running" | "done" | "error" | "stopped", content?: string }
+ *   | { type: "tool-output", toolCallId: string, line: string }
+ *   | { type: "interrupt", interrupts: any[] }
+ *   | { type: "error", code: string, message: string }
+ *   | { type: "stopped" }
+ *   | { type: "history", messages: any[] }} ChatEvent
+ */
+
+export const MAX_ROUNDS = 64;
+
+export class ChatController {
+  /**
+   * @param {{ url: string, threadId: string, registry: ToolRegistry, fetch?: any, ui?: ToolUi,
+   *   maxRounds?: number, agent?: any, env?: any }} opts
+   */
+  constructor(opts) {
+    this.registry = opts.registry;
+    this.ui = opts.ui;
+    this.env = opts.env;
+    this.maxRounds = opts.maxRounds ?? MAX_ROUNDS;
+    this.agent = opts.agent ?? new HttpAgent({ url: opts.url, threadId: opts.threadId, fetch: opts.fetch });
+    /** @type {Set<(e: ChatEvent) => void>} */
+    this.listeners = new Set();
+    this.running = false;
+    this.stopped = false;
+    /** Tool call ids already answered here: a returnDirect tool must not loop. */
+    this.fulfilled = new Set();
+    /** @type {string | null} */
+    this.turnUserId = null;
+    /** @type {AbortController | null} */
+    this.toolAbort = null;
+  }
+
+  /** @param {(e: ChatEvent) => void} fn */
+  on(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** @param {ChatEvent} event */
+  emit(event) {
+    for (const fn of this.listeners) {
+      try {
+        fn(event);
+      } catch (err) {
+        console.error("gth: a chat listener failed", err);
+      }
+    }
+  }
+
+  get messages() {
+    return this.agent.messages;
+  }
+
+  get pendingInterrupts() {
+    return this.agent.pendingInterrupts ?? [];
+  }
+
+  /** Replace the conversation with the server's copy (rehydration). */
+  setHistory(/** @type {any[]} */ messages) {
+    this.agent.setMessages(messages);
+    this.emit({ type: "history", messages: this.agent.messages });
+  }
+
+  /**
+   * Whether `send(content)` would start a turn now. Says why not (as an error event) when an
+   * interrupt is waiting, since the user can act on that.
+   * @param {string | any[]} content
+   */
+  accepts(content) {
+    if (this.running) return false;
+    if (typeof content === "string" && !content.trim()) return false;
+    if (this.pendingInterrupts.length) {
+      this.emit({
+        type: "error",
+        code: "interrupt_pending",
+        message: "The agent is waiting for an answer to its last request; answer or cancel it first.",
+      });
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * Send a user message and run the turn to its end. Resolves false when it could not start.
+   * @param {string | any[]} content text, or AG-UI content parts
+   */
+  async send(content) {
+    if (!this.accepts(content)) return false;
+    const message = { id: randomUUID(), role: "user", content };
+    this.agent.addMessage(message);
+    this.turnUserId = message.id;
+    this.emit({ type: "user", message });
+    await this.#loop({});
+    return true;
+  }
+
+  /** Send an A2UI user action as the next user message (its content is the action's JSON). */
+  sendAction(/** @type {object} */ action) {
+    return this.send(JSON.stringify(action));
+  }
+
+  /**
+   * Answer the pending interrupts (AG-UI `resume[]`) and run on.
+   * @param {{ interruptId: string, status: "resolved" | "cancelled", payload?: any }[]} resume
+   */
+  async resolveInterrupts(resume) {
+    if (this.running) return false;
+    await this.#loop({ resume });
+    return true;
+  }
+
+  /** Stop the run in flight; latches so no tool result is sent after it. */
+  stop() {
+    if (!this.running) return;
+    this.stopped = true;
+    this.toolAbort?.abort();
+    this.agent.abortRun();
+  }
+
+  /** @param {object} params */
+  async #loop(params) {
+    this.running = true;
+    this.stopped = false;
+    this.emit({ type: "run-state", running: true });
+    try {
+      let next = params;
+      for (let round = 1; ; round++) {
+        if (round > this.maxRounds) {
+          this.emit({
+            type: "error",
+            code: "too_many_rounds",
+            message: `Stopped after ${this.maxRounds} rounds of browser tool calls in one turn.`,
+          });
+          break;
+        }
+        const finished = await this.#runOnce(next);
+        next = {};
+        if (this.stopped || !finished) break;
+        if (finished.outcome === "interrupt") {
+          this.emit({ type: "interrupt", interrupts: finished.interrupts });
+          break;
+        }
+        if (finished.outcome !== "success") break;
+        const calls = this.#callsToAnswer(finished.pendingToolCallIds);
+        if (!calls.length) break;
+        const answers = await this.#runTools(calls);
+        if (this.stopped) break;
+        this.agent.addMessages(answers);
+      }
+    } finally {
+      this.running = false;
+      this.toolAbort = null;
+      if (this.stopped) this.emit({ type: "stopped" });
+      this.emit({ type: "run-state", running: false });
+    }
+  }
+
+  /** One HTTP (or comm) run. Resolves with how it finished, or null after a failure. */
+  async #runOnce(/** @type {object} */ params) {
+    /** @type {any} */
+    let finished = null;
+    /** @type {any} */
+    let failure = null;
+    const subscriber = {
+      onEvent: (/** @type {any} */ { event }) => {
+        this.emit({ type: "agui", event });
+      },
+      onRunFinishedEvent: (/** @type {any} */ p) => {
+        finished = { outcome: p.outcome, pendingToolCallIds: p.pendingToolCallIds ?? [], interrupts: p.interrupts ?? [] };
+      },
+      onRunErrorEvent: (/** @type {any} */ { event }) => {
+        // An aborted request surfaces as RUN_ERROR{code:"abort"}: that is our own Stop.
+        if (event.code !== "abort") this.emit({ type: "error", code: event.code || "run_error", message: event.message });
+      },
+      onRunFailed: (/** @type {any} */ { error }) => {
+        failure = error;
+        return { stopPropagation: true }; // we report it ourselves, without console noise
+      },
+    };
+    try {
+      await this.agent.runAgent({ ...params, tools: this.registry.declarations() }, subscriber);
+    } catch (err) {
+      failure = err;
+    }
+    if (failure && !this.stopped && !isAbort(failure)) {
+      const payload = failure.payload && typeof failure.payload === "object" ? failure.payload : null;
+      this.emit({
+        type: "error",
+        code: payload?.code || (failure.status ? `http_${failure.status}` : failure.code || "client_error"),
+        message: payload?.message || failure.message || String(failure),
+      });
+      return null;
+    }
+    return failure ? null : finished;
+  }
+
+  /** Pending calls this browser can answer, from this turn only, each at most once. */
+  #callsToAnswer(/** @type {string[]} */ pendingIds) {
+    const msgs = this.agent.messages;
+    let start = this.turnUserId ? msgs.findIndex((/** @type {any} */ m) => m.id === this.turnUserId) : -1;
+    if (start < 0) start = findLastIndex(msgs, (m) => m.role === "user");
+    /** @type {Map<string, any>} */
+    const calls = new Map();
+    const answered = new Set();
+    msgs.forEach((/** @type {any} */ m, /** @type {number} */ i) => {
+      if (m.role === "tool") answered.add(m.toolCallId);
+      if (i > start && m.role === "assistant") for (const tc of m.toolCalls ?? []) calls.set(tc.id, tc);
+    });
+    return pendingIds
+      .map((id) => calls.get(id))
+      .filter((tc) => tc && !this.fulfilled.has(tc.id) && !answered.has(tc.id) && this.registry.has(tc.function?.name));
+  }
+
+  /** Run the handlers one after another (a camera and a question at once would confuse). */
+  async #runTools(/** @type {any[]} */ calls) {
+    const abort = new AbortController();
+    this.toolAbort = abort;
+    const answers = [];
+    for (const call of calls) {
+      if (this.stopped) break;
+      const name = call.function.name;
+      const toolCallId = call.id;
+      this.emit({ type: "tool-run", toolCallId, name, status: "running" });
+      let content;
+      let status = /** @type {"done" | "error"} */ ("done");
+      try {
+        const args = parseArgs(call.function.arguments);
+        const ctx = {
+          toolCallId,
+          toolName: name,
+          signal: abort.signal,
+          ui: this.ui,
+          env: this.env,
+          log: (/** @type {any} */ line) => this.emit({ type: "tool-output", toolCallId, line: String(line) }),
+        };
+        content = toContent(await this.registry.get(name).handler(args, ctx));
+        if (errorOf(content) !== undefined) status = "error";
+      } catch (err) {
+        content = JSON.stringify({ error: /** @type {Error} */ (err)?.message || String(err) });
+        status = "error";
+      }
+      if (this.stopped) {
+        this.emit({ type: "tool-run", toolCallId, name, status: "stopped" });
+        break;
+      }
+      this.fulfilled.add(toolCallId);
+      answers.push({ id: randomUUID(), role: "tool", toolCallId, content });
+      this.emit({ type: "tool-run", toolCallId, name, status, content });
+    }
+    return answers;
+  }
+}
+
+/** @param {string | undefined} text */
+function parseArgs(text) {
+  if (!text || !text.trim()) return {};
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new Error(`The tool arguments are not valid JSON: ${/** @type {Error} */ (err).message}`);
+  }
+}
+
+/** @param {any} err */
+function isAbort(err) {
+  return err?.name === "AbortError" || err?.code === "abort";
+}
+
+/** @template T @param {T[]} arr @param {(x: T) => boolean} pred */
+function findLastIndex(arr, pred) {
+  for (let i = arr.length - 1; i >= 0; i--) if (pred(arr[i])) return i;
+  return -1;
+}

@@ -1,0 +1,111 @@
+// A tool-call card: name, arguments (streamed), status, live output lines, a result preview,
+// and a body for what the tool shows (a photo thumbnail, an ask_user prompt, an A2UI surface).
+
+import { errorOf } from "../tools/registry.js";
+import { contentParts, h, imageDataUrl } from "./dom.js";
+
+const STATUS_TEXT = { running: "running…", done: "done", error: "error", stopped: "stopped", pending: "no result" };
+const PREVIEW_CHARS = 600;
+const MAX_LINES = 200;
+
+export class ToolCard {
+  /**
+   * @param {Document} doc
+   * @param {import("./frame.js").FrameScheduler} frames
+   * @param {{ toolCallId: string, name: string }} call
+   */
+  constructor(doc, frames, { toolCallId, name }) {
+    this.doc = doc;
+    this.frames = frames;
+    this.id = toolCallId;
+    this.name = name;
+    this.argsText = "";
+    this.statusEl = h(doc, "span", { cls: "gth-tool-status" });
+    this.argsPre = h(doc, "pre", { cls: "gth-tool-args-text" });
+    this.args = h(doc, "details", { cls: "gth-tool-args" }, [h(doc, "summary", { text: "Arguments" }), this.argsPre]);
+    this.output = h(doc, "div", { cls: "gth-tool-output" });
+    this.output.hidden = true;
+    this.body = h(doc, "div", { cls: "gth-tool-body" });
+    this.preview = h(doc, "pre", { cls: "gth-tool-preview" });
+    this.result = h(doc, "details", { cls: "gth-tool-result" }, [h(doc, "summary", { text: "Result" }), this.preview]);
+    this.result.hidden = true;
+    this.el = h(doc, "div", { cls: "gth-tool", data: { toolCallId, toolName: name } }, [
+      h(doc, "div", { cls: "gth-tool-head" }, [h(doc, "span", { cls: "gth-tool-name", text: name }), this.statusEl]),
+      this.args,
+      this.output,
+      this.body,
+      this.result,
+    ]);
+    /** @type {string[]} */
+    this.lines = [];
+    this.setStatus("running");
+  }
+
+  setStatus(/** @type {keyof typeof STATUS_TEXT} */ status) {
+    this.status = status;
+    this.el.dataset.status = status;
+    this.statusEl.textContent = STATUS_TEXT[status] ?? status;
+  }
+
+  appendArgs(/** @type {string} */ delta) {
+    this.argsText += delta;
+    this.frames.mark(`args:${this.id}`, () => (this.argsPre.textContent = this.argsText));
+  }
+
+  /** The complete arguments (pretty-printed when they are JSON). */
+  setArgs(/** @type {string} */ text) {
+    this.argsText = text ?? "";
+    let shown = this.argsText;
+    try {
+      shown = JSON.stringify(JSON.parse(this.argsText), null, 2);
+    } catch {
+      // Not JSON: show as sent.
+    }
+    this.frames.mark(`args:${this.id}`, () => (this.argsPre.textContent = shown));
+  }
+
+  addOutput(/** @type {string} */ line) {
+    this.lines.push(line);
+    if (this.lines.length > MAX_LINES) this.lines.splice(0, this.lines.length - MAX_LINES);
+    this.frames.mark(`out:${this.id}`, () => {
+      this.output.hidden = false;
+      this.output.replaceChildren(...this.lines.map((l) => h(this.doc, "div", { cls: "gth-tool-line", text: l })));
+    });
+  }
+
+  /** Show the tool's result; returns its text. `{error}` results mark the card as failed. */
+  setResult(/** @type {any} */ content, { preview = true } = {}) {
+    const { text, images } = contentParts(content);
+    const err = errorOf(text);
+    this.setStatus(err !== undefined ? "error" : "done");
+    for (const url of images) this.showImage(url);
+    let shown = text;
+    try {
+      const value = JSON.parse(text);
+      const url = imageDataUrl(value?.mimeType, value?.data);
+      if (url) {
+        this.showImage(url);
+        shown = `${value.mimeType} image, ${Math.round((value.data.length * 3) / 4 / 1024)} KB`;
+      }
+    } catch {
+      // Plain text result.
+    }
+    if (err !== undefined) this.showError(String(err));
+    if (preview) {
+      this.result.hidden = false;
+      this.preview.textContent = shown.length > PREVIEW_CHARS ? `${shown.slice(0, PREVIEW_CHARS)}…` : shown;
+    }
+    return text;
+  }
+
+  showError(/** @type {string} */ message) {
+    this.body.querySelector(".gth-tool-error")?.remove();
+    this.body.append(h(this.doc, "div", { cls: "gth-tool-error", text: message }));
+  }
+
+  showImage(/** @type {string} */ dataUrl) {
+    if (typeof dataUrl !== "string" || !/^data:image\/(png|jpeg|gif|webp);base64,/.test(dataUrl)) return;
+    if (this.body.querySelector("img.gth-thumb")) return; // one thumbnail per call
+    this.body.append(h(this.doc, "img", { cls: "gth-thumb", attrs: { src: dataUrl, alt: `Image from ${this.name}` } }));
+  }
+}

@@ -1,0 +1,17 @@
+import { parseHTML } from "linkedom";
+
+export function makeDom() {
+  const { window, document } = parseHTML("<!doctype html><html><head></head><body></body></html>");
+  return { window, document };
+}
+
+/** Dispatch a click as a person would (isTrusted true) or as a script would. */
+export function click(window, node, { trusted = true } = {}) {
+  const ev = new window.Event("click", { bubbles: true });
+  if (trusted) Object.defineProperty(ev, "isTrusted", { value: true });
+  node.dispatchEvent(ev);
+}
+
+export function fire(window, node, type) {
+  node.dispatchEvent(new window.Event(type, { bubbles: true }));
+}

@@ -1,0 +1,166 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ChatController } from "../src/chat.js";
+import { createRegistry } from "../src/tools/registry.js";
+import { scriptedFetch, started, finished, text, toolCall } from "../test-support/sse.mjs";
+
+const tool = (name, handler) => ({ name, description: name, parameters: { type: "object", properties: {} }, handler });
+
+function controller(scripts, tools, opts = {}) {
+  const { fetch, requests } = scriptedFetch(scripts);
+  const registry = createRegistry([], { builtins: tools });
+  const chat = new ChatController({ url: "http://x/gth/agents/default/run", threadId: "t1", registry, fetch, ...opts });
+  const events = [];
+  chat.on((e) => events.push(e));
+  return { chat, requests, events };
+}
+
+test("a suspended client tool runs in the browser and its result resumes the run", async () => {
+  const seen = [];
+  const { chat, requests, events } = controller(
+    [
+      (b) => [started(b), ...toolCall("call_1", "echo", { x: 1 }), finished(b, { type: "success", pendingToolCallIds: ["call_1"] })],
+      (b) => [started(b), ...text("m2", "done"), finished(b)],
+    ],
+    [tool("echo", async (args, ctx) => { seen.push([args, ctx.toolCallId]); return { echoed: args.x }; })],
+  );
+  assert.equal(await chat.send("hi"), true);
+  assert.equal(requests.length, 2);
+  assert.deepEqual(seen, [[{ x: 1 }, "call_1"]]);
+  // Tools are declared on every request, JSON Schema passed through.
+  assert.deepEqual(requests[0].body.tools.map((t) => t.name), ["echo"]);
+  const last = requests[1].body.messages.at(-1);
+  assert.equal(last.role, "tool");
+  assert.equal(last.toolCallId, "call_1");
+  assert.equal(last.content, '{"echoed":1}');
+  assert.equal(requests[1].body.threadId, "t1");
+  assert.notEqual(requests[1].body.runId, requests[0].body.runId);
+  const runs = events.filter((e) => e.type === "tool-run").map((e) => e.status);
+  assert.deepEqual(runs, ["running", "done"]);
+  assert.equal(chat.running, false);
+  assert.ok(chat.messages.some((m) => m.role === "assistant" && m.content === "done"));
+});
+
+test("a handler error becomes {\"error\": message} as the result", async () => {
+  const { chat, requests, events } = controller(
+    [
+      (b) => [started(b), ...toolCall("c1", "boom", {}), finished(b, { type: "success", pendingToolCallIds: ["c1"] })],
+      (b) => [started(b), finished(b)],
+    ],
+    [tool("boom", async () => { throw new Error("no camera here"); })],
+  );
+  await chat.send("go");
+  assert.equal(requests[1].body.messages.at(-1).content, JSON.stringify({ error: "no camera here" }));
+  assert.equal(events.filter((e) => e.type === "tool-run").at(-1).status, "error");
+});
+
+test("Stop during a tool handler latches: no resume is sent", async () => {
+  let release;
+  const gate = new Promise((r) => (release = r));
+  const { chat, requests, events } = controller(
+    [(b) => [started(b), ...toolCall("c1", "slow", {}), finished(b, { type: "success", pendingToolCallIds: ["c1"] })]],
+    [tool("slow", async (_a, ctx) => { await gate; return ctx.signal.aborted ? "aborted" : "ok"; })],
+  );
+  const done = chat.send("go");
+  while (!events.some((e) => e.type === "tool-run" && e.status === "running")) await new Promise((r) => setTimeout(r, 1));
+  chat.stop();
+  release();
+  await done;
+  assert.equal(requests.length, 1);
+  assert.ok(events.some((e) => e.type === "stopped"));
+  assert.equal(chat.running, false);
+});
+
+test("Stop during the HTTP stream aborts the request", async () => {
+  let signal;
+  const { chat, events } = controller(
+    [(b, init) => {
+      signal = init.signal;
+      const enc = new TextEncoder();
+      const body = new ReadableStream({
+        start(c) {
+          c.enqueue(enc.encode(`data: ${JSON.stringify(started(b))}\n\n`));
+          init.signal.addEventListener("abort", () => c.error(new DOMException("aborted", "AbortError")));
+        },
+      });
+      return new Response(body, { headers: { "Content-Type": "text/event-stream" } });
+    }],
+    [],
+  );
+  const done = chat.send("go");
+  while (!events.some((e) => e.type === "agui" && e.event.type === "RUN_STARTED")) await new Promise((r) => setTimeout(r, 1));
+  chat.stop();
+  await done;
+  assert.equal(signal.aborted, true);
+  assert.ok(events.some((e) => e.type === "stopped"));
+  assert.ok(!events.some((e) => e.type === "error"), JSON.stringify(events.filter((e) => e.type === "error")));
+});
+
+test("calls from before this turn's user message are not replayed", async () => {
+  const ran = [];
+  const { chat, requests } = controller(
+    [(b) => [started(b), ...text("m3", "ok"), finished(b, { type: "success", pendingToolCallIds: ["old"] })]],
+    [tool("echo", async () => { ran.push(1); return "x"; })],
+  );
+  chat.setHistory([
+    { id: "u0", role: "user", content: "earlier" },
+    { id: "a0", role: "assistant", toolCalls: [{ id: "old", type: "function", function: { name: "echo", arguments: "{}" } }] },
+  ]);
+  await chat.send("new turn");
+  assert.equal(requests.length, 1);
+  assert.deepEqual(ran, []);
+});
+
+test("the loop stops after maxRounds", async () => {
+  let n = 0;
+  const script = (b) => { n++; return [started(b), ...toolCall(`c${n}`, "echo", {}), finished(b, { type: "success", pendingToolCallIds: [`c${n}`] })]; };
+  const { chat, requests, events } = controller(Array(5).fill(script), [tool("echo", async () => "x")], { maxRounds: 3 });
+  await chat.send("loop");
+  assert.equal(requests.length, 3);
+  assert.equal(events.find((e) => e.type === "error").code, "too_many_rounds");
+});
+
+test("an HTTP refusal surfaces its code and message", async () => {
+  const { chat, events } = controller(
+    [() => new Response(JSON.stringify({ code: "run_busy", message: "Thread t1 is busy." }), { status: 409, headers: { "Content-Type": "application/json" } })],
+    [],
+  );
+  await chat.send("hi");
+  const err = events.find((e) => e.type === "error");
+  assert.equal(err.code, "run_busy");
+  assert.equal(err.message, "Thread t1 is busy.");
+});
+
+test("RUN_ERROR from the producer is reported with its code", async () => {
+  const { chat, events } = controller([(b) => [started(b), { type: "RUN_ERROR", code: "model_error", message: "quota" }]], []);
+  await chat.send("hi");
+  assert.deepEqual(events.filter((e) => e.type === "error").map((e) => [e.code, e.message]), [["model_error", "quota"]]);
+});
+
+test("an interrupt is surfaced; cancelling resumes with status cancelled", async () => {
+  const { chat, requests, events } = controller(
+    [
+      (b) => [started(b), finished(b, { type: "interrupt", interrupts: [{ id: "i1", reason: "confirmation", message: "Run rm?" }] })],
+      (b) => [started(b), ...text("m", "cancelled"), finished(b)],
+    ],
+    [],
+  );
+  await chat.send("delete it");
+  const intr = events.find((e) => e.type === "interrupt");
+  assert.equal(intr.interrupts[0].message, "Run rm?");
+  // A new message is refused while the interrupt waits.
+  assert.equal(await chat.send("other"), false);
+  assert.equal(events.at(-1).code, "interrupt_pending");
+  await chat.resolveInterrupts([{ interruptId: "i1", status: "cancelled" }]);
+  assert.deepEqual(requests[1].body.resume, [{ interruptId: "i1", status: "cancelled" }]);
+  assert.equal(chat.pendingInterrupts.length, 0);
+});
+
+test("an A2UI action is sent as a user message whose content is the JSON", async () => {
+  const { chat, requests } = controller([(b) => [started(b), finished(b)]], []);
+  const action = { actionName: "submit", sourceComponentId: "b1", surfaceId: "s", timestamp: "2026-01-01T00:00:00.000Z", context: { a: 1 } };
+  await chat.sendAction(action);
+  const m = requests[0].body.messages.at(-1);
+  assert.equal(m.role, "user");
+  assert.deepEqual(JSON.parse(m.content), action);
+});

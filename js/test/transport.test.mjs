@@ -1,0 +1,143 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { parseHTML } from "linkedom";
+import { HttpAgent } from "@ag-ui/client";
+import { authHeaders, chooseTransport, commFetch, createBackend, httpFetch, resolveBaseUrl, xsrfToken } from "../src/transport.js";
+import { fakeModel } from "../test-support/model.mjs";
+import { sse } from "../test-support/sse.mjs";
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+function pageWith(config) {
+  const { document } = parseHTML(
+    `<html><body><script id="jupyter-config-data" type="application/json">${JSON.stringify(config)}</script></body></html>`,
+  );
+  return document;
+}
+
+test("base URL: trait first, then the page config, then '/'; always ending in '/'", () => {
+  const doc = pageWith({ baseUrl: "/user/ana/" });
+  assert.equal(resolveBaseUrl("/lab-base", doc), "/lab-base/");
+  assert.equal(resolveBaseUrl("", doc), "/user/ana/");
+  assert.equal(resolveBaseUrl("", parseHTML("<html><body></body></html>").document), "/");
+  assert.equal(resolveBaseUrl(undefined, null), "/");
+});
+
+test("XSRF header from the _xsrf cookie, token from the page config", async () => {
+  const doc = pageWith({ token: "tok" });
+  Object.defineProperty(doc, "cookie", { value: "a=1; _xsrf=2|abc|def; b=2" });
+  assert.equal(xsrfToken(doc), "2|abc|def");
+  assert.deepEqual(authHeaders(doc), { "X-XSRFToken": "2|abc|def", Authorization: "token tok" });
+  let seen;
+  const f = httpFetch({ doc, fetchImpl: async (url, init) => { seen = init; return new Response("{}"); } });
+  await f("/gth/x", { method: "POST", headers: { "Content-Type": "application/json" } });
+  assert.equal(seen.credentials, "same-origin");
+  assert.equal(seen.headers["X-XSRFToken"], "2|abc|def");
+  assert.equal(seen.headers["Content-Type"], "application/json");
+});
+
+test("auto picks http when gth/health answers JSON, comm otherwise", async () => {
+  const loc = { protocol: "http:" };
+  const ok = async () => new Response('{"status":"ok"}', { headers: { "Content-Type": "application/json" } });
+  assert.equal(await chooseTransport({ baseUrl: "/", fetchImpl: ok, location: loc }), "http");
+  const html = async () => new Response("<html>", { headers: { "Content-Type": "text/html" } });
+  assert.equal(await chooseTransport({ baseUrl: "/", fetchImpl: html, location: loc }), "comm");
+  const down = async () => { throw new TypeError("network"); };
+  assert.equal(await chooseTransport({ baseUrl: "/", fetchImpl: down, location: loc }), "comm");
+  const hang = (_u, init) => new Promise((_r, rej) => init.signal.addEventListener("abort", () => rej(new Error("aborted"))));
+  const t0 = Date.now();
+  assert.equal(await chooseTransport({ baseUrl: "/", fetchImpl: hang, location: loc, timeoutMs: 50 }), "comm");
+  assert.ok(Date.now() - t0 < 1000);
+  assert.equal(await chooseTransport({ baseUrl: "/", fetchImpl: ok, location: { protocol: "vscode-webview:" } }), "comm");
+  assert.equal(await chooseTransport({ transport: "http", baseUrl: "/" }), "http");
+});
+
+function kernel(frames, { split = 7 } = {}) {
+  // Answers a "run" with the SSE text cut into small, frame-straddling chunks.
+  return (msg, model) => {
+    if (msg.type !== "run") return;
+    const body = msg.body;
+    const text = sse(frames(body));
+    setTimeout(async () => {
+      for (let i = 0; i < text.length; i += split) {
+        model.deliver({ type: "chunk", requestId: msg.requestId, data: text.slice(i, i + split) });
+        if (i % (split * 20) === 0) await tick();
+      }
+      model.deliver({ type: "end", requestId: msg.requestId });
+    }, 0);
+  };
+}
+
+test("commFetch: kernel chunks become a stream that HttpAgent reads unchanged", async () => {
+  const model = fakeModel({}, {
+    onSend: kernel((b) => [
+      { type: "RUN_STARTED", threadId: b.threadId, runId: b.runId },
+      { type: "TEXT_MESSAGE_START", messageId: "m1", role: "assistant" },
+      { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "héllo " },
+      { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "wörld" },
+      { type: "TEXT_MESSAGE_END", messageId: "m1" },
+      { type: "RUN_FINISHED", threadId: b.threadId, runId: b.runId },
+    ]),
+  });
+  const agent = new HttpAgent({ url: "comm:run", threadId: "t", fetch: commFetch(model) });
+  agent.addMessage({ id: "u1", role: "user", content: "hi" });
+  const types = [];
+  await agent.runAgent({}, { onEvent: ({ event }) => { types.push(event.type); } });
+  assert.deepEqual(types, ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_FINISHED"]);
+  assert.equal(agent.messages.at(-1).content, "héllo wörld");
+  const run = model.sent.find((m) => m.type === "run");
+  assert.equal(run.body.threadId, "t"); // the RunAgentInput JSON, as an object
+  assert.equal(run.body.messages[0].content, "hi");
+  assert.equal(model.listenerCount("msg:custom"), 0); // no listener left behind
+});
+
+test("commFetch: an error before data answers like an HTTP refusal", async () => {
+  const model = fakeModel({}, {
+    onSend: (msg, m) => setTimeout(() => m.deliver({ type: "error", requestId: msg.requestId, status: 409, body: { code: "run_busy", message: "busy" } })),
+  });
+  const res = await commFetch(model)("comm:run", { method: "POST", body: "{}" });
+  assert.equal(res.status, 409);
+  assert.deepEqual(await res.json(), { code: "run_busy", message: "busy" });
+});
+
+test("commFetch: abort sends {type: abort} and fails the stream with AbortError", async () => {
+  const model = fakeModel({}, {
+    onSend: (msg, m) => {
+      if (msg.type === "run") setTimeout(() => m.deliver({ type: "chunk", requestId: msg.requestId, data: "data: {\"type\":\"RUN_STARTED\"" }));
+    },
+  });
+  const ac = new AbortController();
+  const res = await commFetch(model)("comm:run", { method: "POST", body: "{}", signal: ac.signal });
+  const reader = res.body.getReader();
+  await reader.read();
+  ac.abort();
+  await assert.rejects(reader.read(), (e) => e.name === "AbortError");
+  const abort = model.sent.find((m) => m.type === "abort");
+  assert.equal(abort.requestId, model.sent[0].requestId);
+  assert.equal(model.listenerCount("msg:custom"), 0);
+});
+
+test("comm backend: history over the comm", async () => {
+  const model = fakeModel({}, {
+    onSend: (msg, m) => {
+      if (msg.type === "history") setTimeout(() => m.deliver({ type: "history", requestId: msg.requestId, messages: [{ id: "u", role: "user", content: "x" }] }));
+    },
+  });
+  const backend = createBackend("comm", { model, baseUrl: "/" });
+  assert.deepEqual(await backend.history("t"), [{ id: "u", role: "user", content: "x" }]);
+});
+
+test("http backend: run URL, history and info", async () => {
+  const calls = [];
+  const fetchImpl = async (url) => {
+    calls.push(url);
+    if (url.endsWith("gth/info")) return Response.json({ provider: "demo", model: "gth-demo", offline: true, agents: ["default"] });
+    if (url.includes("gth/threads/")) return Response.json({ threadId: "a b", messages: [{ id: "1", role: "user", content: "hi" }] });
+    return new Response("", { status: 404 });
+  };
+  const backend = createBackend("http", { model: fakeModel(), baseUrl: "/base/", fetchImpl, doc: null });
+  assert.equal(backend.runUrl("default"), "/base/gth/agents/default/run");
+  assert.equal((await backend.history("a b")).length, 1);
+  assert.equal(calls[0], "/base/gth/threads/a%20b");
+  assert.equal((await backend.info()).offline, true);
+});
