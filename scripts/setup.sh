@@ -18,6 +18,7 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 if [ ! -x .venv/bin/uv ]; then
+  .venv/bin/python -m ensurepip -q >/dev/null 2>&1 || true
   .venv/bin/python -m pip install -q --disable-pip-version-check uv
 fi
 
