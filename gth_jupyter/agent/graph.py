@@ -20,7 +20,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 
 from .client_tools import ClientToolMiddleware, ClientToolSpec, is_client_tool, make_client_tool
-from .run_context import RunContext, RunContextMiddleware
+from .run_context import RunContextMiddleware
 
 AgentGraph = CompiledStateGraph[Any, Any, Any, Any]
 
@@ -45,7 +45,8 @@ def build_graph(
         all_tools,
         system_prompt=system_prompt,
         middleware=[RunContextMiddleware(), ClientToolMiddleware(client_names), *middleware],
-        context_schema=RunContext,
+        # No context_schema: hosts that pass their own context (a dict, say) must still work;
+        # the middleware reads a RunContext only when it is one.
         checkpointer=checkpointer,
     )
     return graph

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from collections.abc import Awaitable, Callable
 
@@ -32,9 +33,28 @@ _BATCHED = frozenset(
 
 _encoder = EventEncoder()
 
+# Token deltas are nearly every frame of a long answer; these are built directly (the official
+# encoder's pydantic dump costs 4x as much) and a test holds them byte-equal to its output.
+_FAST_ID_FIELD = {
+    EventType.TEXT_MESSAGE_CONTENT: ("messageId", "message_id"),
+    EventType.REASONING_MESSAGE_CONTENT: ("messageId", "message_id"),
+    EventType.TOOL_CALL_ARGS: ("toolCallId", "tool_call_id"),
+}
+_OPTIONAL = ("timestamp", "raw_event", "metadata", "subagent_run_id")
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
 
 def encode(event: BaseEvent) -> bytes:
-    return _encoder.encode(event).encode("utf-8")
+    fast = _FAST_ID_FIELD.get(event.type)
+    if (
+        fast is not None
+        and not event.model_extra
+        and not any(getattr(event, name, None) is not None for name in _OPTIONAL)
+    ):
+        key, attribute = fast
+        body = {"type": event.type.value, key: getattr(event, attribute), "delta": event.delta}  # type: ignore[attr-defined]
+        return f"data: {_dumps(body)}\n\n".encode("utf-8", "replace")
+    return _encoder.encode(event).encode("utf-8", "replace")
 
 
 class SSEWriter:

@@ -61,3 +61,22 @@ async def test_keepalive_comments_while_silent() -> None:
     async with SSEWriter(sink.write, sink.flush, keepalive=0.03):
         await asyncio.sleep(0.1)
     assert KEEPALIVE_FRAME in sink.sent
+
+
+TRICKY = ["tok ", "", "é ü 中文 😀", '"quoted" \\ back', "\n\r\t\x00\x1f", "\u2028\u2029", "</script>"]
+
+
+def test_fast_delta_frames_match_the_official_encoder_byte_for_byte() -> None:
+    from ag_ui.core import ReasoningMessageContentEvent, ToolCallArgsEvent
+    from ag_ui.encoder import EventEncoder
+
+    official = EventEncoder()
+    for delta in TRICKY:
+        for event in (
+            TextMessageContentEvent(message_id="m-1", delta=delta),
+            ReasoningMessageContentEvent(message_id="r-1", delta=delta),
+            ToolCallArgsEvent(tool_call_id="c-1", delta=delta),
+        ):
+            assert encode(event) == official.encode(event).encode("utf-8"), (event.type, delta)
+    with_timestamp = TextMessageContentEvent(message_id="m", delta="x", timestamp=5)
+    assert b'"timestamp":5' in encode(with_timestamp)
