@@ -69,6 +69,15 @@ def decide(request: agui.RunAgentInput, state: ThreadState) -> Decision:
     decision = Decision(plan, answered_here)
     fresh = _unknown_messages(request.messages, state)
 
+    # A resumed call must still find its client tool, even if this request forgot to declare it.
+    declared = {spec.name for spec in plan.client_tools}
+    plan.client_tools += [
+        ClientToolSpec(name, "")
+        for name in dict.fromkeys(
+            p.tool_name for p in state.pending if p.client_tool and p.tool_name
+        )
+        if name not in declared
+    ]
     if request.resume:
         plan.resume = _from_resume_entries(request, state)
         plan.queued = _user_turns(fresh)

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +29,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024
 MAX_ID_LENGTH = 512
+# What every provider accepts as a function name.
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 def _path(loc: tuple[Any, ...]) -> str:
@@ -67,7 +70,15 @@ def parse_input(body: bytes, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> ag
                 f"{name} must be a non-empty string of at most {MAX_ID_LENGTH} characters.",
                 [{"path": name, "message": "invalid id", "type": "value_error"}],
             )
+    seen: set[str] = set()
     for i, tool in enumerate(request.tools or []):
+        if not TOOL_NAME.match(tool.name) or tool.name in seen:
+            problem = "is repeated" if tool.name in seen else "must match ^[A-Za-z0-9_-]{1,64}$"
+            raise errors.invalid_input(
+                f"tools[{i}].name {tool.name!r} {problem}.",
+                [{"path": f"tools[{i}].name", "message": problem, "type": "value_error"}],
+            )
+        seen.add(tool.name)
         if tool.parameters is not None and not isinstance(tool.parameters, dict):
             raise errors.invalid_input(
                 f"tools[{i}].parameters must be a JSON Schema object.",

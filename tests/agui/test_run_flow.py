@@ -306,3 +306,74 @@ async def test_context_reaches_the_model_as_a_system_prompt(make_runtime) -> Non
 
 def test_runtime_model_is_the_scripted_one(make_runtime) -> None:
     assert isinstance(make_runtime([]).model, FakeChatModel)
+
+
+async def test_a_resume_that_omits_the_tool_declaration_still_delivers_the_result(
+    make_runtime,
+) -> None:
+    runtime, history, _, call_id = await suspended_on_camera(make_runtime, ["Thanks."])
+    history.append({"id": "tm", "role": "tool", "toolCallId": call_id, "content": "ok"})
+    events = await run_events(runtime, body("t", "r2", history))  # no tools declared
+    assert text_of(events) == "Thanks."
+    tool_message = next(m for m in runtime.model.received[-1] if isinstance(m, ToolMessage))
+    assert tool_message.content == "ok" and tool_message.status == "success"
+
+
+@pytest.mark.parametrize("name", ["has space", "", "x" * 65, "ünï"])
+async def test_tool_names_providers_reject_are_422(make_runtime, name: str) -> None:
+    tool = {**CAMERA_TOOL, "name": name}
+    with pytest.raises(ProtocolError) as info:
+        await run_events(make_runtime([]), body("t", "r", [user("u", "x")], tools=[tool]))
+    assert info.value.code == "invalid_input"
+    assert info.value.detail["errors"][0]["path"] == "tools[0].name"
+
+
+async def test_duplicate_tool_names_are_422(make_runtime) -> None:
+    with pytest.raises(ProtocolError) as info:
+        await run_events(
+            make_runtime([]), body("t", "r", [user("u", "x")], tools=[CAMERA_TOOL, CAMERA_TOOL])
+        )
+    assert "repeated" in info.value.message
+
+
+async def test_any_other_interrupt_ends_with_the_interrupt_outcome_and_resumes(
+    make_runtime,
+) -> None:
+    from langchain_core.tools import tool
+    from langgraph.types import interrupt
+
+    @tool
+    def deploy(target: str) -> str:
+        """Deploys after a confirmation."""
+        answer = interrupt(
+            {
+                "reason": "confirmation",
+                "message": f"Deploy to {target}?",
+                "responseSchema": {
+                    "type": "object",
+                    "properties": {"approved": {"type": "boolean"}},
+                },
+            }
+        )
+        return "deployed" if answer.get("approved") else "not deployed"
+
+    runtime = make_runtime(
+        [{"toolCalls": [{"name": "deploy", "args": {"target": "prod"}}]}, "All done."],
+        tools=[deploy],
+    )
+    events = await run_events(runtime, body("t", "r1", [user("u1", "ship it")]))
+    check_well_formed(events)
+    outcome = events[-1]["outcome"]
+    assert outcome["type"] == "interrupt"
+    (found,) = outcome["interrupts"]
+    assert found["reason"] == "confirmation" and found["message"] == "Deploy to prod?"
+    assert found["responseSchema"]["properties"]["approved"] == {"type": "boolean"}
+    # A new turn without answering is refused before any stream, and loses nothing.
+    with pytest.raises(ProtocolError) as info:
+        await run_events(runtime, body("t", "r2", [user("u1", "ship it"), user("u2", "hm")]))
+    assert info.value.code == "interrupt_pending"
+    resume = [{"interruptId": found["id"], "status": "resolved", "payload": {"approved": True}}]
+    events = await run_events(runtime, body("t", "r3", [user("u1", "ship it")], resume=resume))
+    check_well_formed(events)
+    assert of_type(events, "TOOL_CALL_RESULT")[0]["content"] == "deployed"
+    assert text_of(events) == "All done."

@@ -63,7 +63,15 @@ async def test_keepalive_comments_while_silent() -> None:
     assert KEEPALIVE_FRAME in sink.sent
 
 
-TRICKY = ["tok ", "", "é ü 中文 😀", '"quoted" \\ back', "\n\r\t\x00\x1f", "\u2028\u2029", "</script>"]
+TRICKY = [
+    "tok ",
+    "",
+    "é ü 中文 😀",
+    '"quoted" \\ back',
+    "\n\r\t\x00\x1f",
+    "\u2028\u2029",
+    "</script>",
+]
 
 
 def test_fast_delta_frames_match_the_official_encoder_byte_for_byte() -> None:
