@@ -22,9 +22,10 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command, Interrupt
 
 from .client_tools import CLIENT_TOOL_INTERRUPT, ClientToolSpec
+from .events import ToolResultEvent
 from .graph import AgentGraph, GraphCache
 from .run_context import RunContext
-from .stream import StreamItem, StreamTranslator
+from .stream import StreamItem, StreamTranslator, ToolResultMessage
 
 StreamMode = Literal["messages", "updates", "custom"]
 STREAM_MODES: list[StreamMode] = ["messages", "updates", "custom"]
@@ -184,9 +185,14 @@ class Runtime:
         graph = self.graph(plan.client_tools)
         config = self._config(plan.thread_id)
         if plan.abandon:
-            await graph.aupdate_state(
-                config, {"messages": [_abandoned(p) for p in plan.abandon]}, as_node="tools"
-            )
+            closing = [_abandoned(p) for p in plan.abandon]
+            await graph.aupdate_state(config, {"messages": closing}, as_node="tools")
+            # The client still holds those calls open: tell it how they ended.
+            for message in closing:
+                yield ToolResultMessage(message.id or "", message.tool_call_id)
+                yield ToolResultEvent(
+                    id=message.tool_call_id, content=str(message.content), isError=True
+                )
         graph_input: Any
         if plan.resume is not None:
             graph_input = Command(resume=plan.resume)
@@ -212,9 +218,11 @@ class Runtime:
 
 def _abandoned(pending: PendingInterrupt) -> ToolMessage:
     name = pending.tool_name or "tool"
+    call_id = pending.tool_call_id or ""
     return ToolMessage(
+        id=f"{call_id}-abandoned",
         content=f"The user did not answer the {name} call and sent a new message instead.",
-        tool_call_id=pending.tool_call_id or "",
+        tool_call_id=call_id,
         name=name,
         status="error",
     )

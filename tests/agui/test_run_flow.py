@@ -208,13 +208,16 @@ async def test_resume_naming_an_unknown_interrupt_is_409_mismatch(make_runtime) 
 
 
 async def test_a_new_user_message_while_a_client_tool_waits_moves_on(make_runtime) -> None:
-    runtime, history, _, _call_id = await suspended_on_camera(
+    runtime, history, _, call_id = await suspended_on_camera(
         make_runtime, ["Something else, then."]
     )
     history.append(user("u2", "forget the photo"))
     events = await run_events(runtime, body("t", "r2", history, tools=[CAMERA_TOOL]))
     check_well_formed(events)
     assert text_of(events) == "Something else, then."
+    # The client learns how the abandoned call ended, so its history has no dangling call.
+    closed = of_type(events, "TOOL_CALL_RESULT")
+    assert [e["toolCallId"] for e in closed] == [call_id]
     seen = runtime.model.received[-1]
     assert [type(m).__name__ for m in seen[-3:]] == ["AIMessage", "ToolMessage", "HumanMessage"]
 

@@ -1,0 +1,81 @@
+"""AG-UI 1.0 conformance with the official JS client: runs the Node suite in js/test/conformance.
+
+The suite starts ``gth-jupyter serve`` processes with scripted fake models and drives them with
+``@ag-ui/client``'s ``HttpAgent``, whose enforce and verify stages check every event. The server
+executable is this interpreter's (``GTH_JUPYTER_BIN``), so the suite tests the code under test.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+JS_DIR = ROOT / "js"
+SUITE_DIR = JS_DIR / "test" / "conformance"
+CLIENT_PACKAGE = JS_DIR / "node_modules" / "@ag-ui" / "client" / "package.json"
+TIMEOUT_S = 300
+
+
+def _server_bin() -> Path:
+    scripts = Path(sys.prefix) / ("Scripts" if os.name == "nt" else "bin")
+    return scripts / ("gth-jupyter.exe" if os.name == "nt" else "gth-jupyter")
+
+
+def _text(output: str | bytes | None) -> str:
+    if output is None:
+        return ""
+    return output.decode(errors="replace") if isinstance(output, bytes) else output
+
+
+@pytest.mark.node
+@pytest.mark.timeout(TIMEOUT_S + 30)
+def test_official_agui_client_conformance() -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not on PATH; the AG-UI conformance suite needs Node.js >= 18")
+    if not CLIENT_PACKAGE.is_file():
+        pytest.skip("js/node_modules/@ag-ui/client is missing; run `npm ci` in js/")
+    # The same files `node --test js/test/conformance/` finds; listed explicitly because newer
+    # Node versions read --test arguments as globs, not directories.
+    files = sorted(str(p.relative_to(JS_DIR)) for p in SUITE_DIR.glob("*.test.mjs"))
+    assert files, f"no *.test.mjs files in {SUITE_DIR}"
+
+    env = dict(os.environ)
+    server_bin = _server_bin()
+    if server_bin.is_file():
+        env["GTH_JUPYTER_BIN"] = str(server_bin)
+    env["PATH"] = os.pathsep.join([str(server_bin.parent), env.get("PATH", "")])
+
+    # A process group of its own, so that a timeout also ends the servers node started.
+    proc = subprocess.Popen(
+        [node, "--test", *files],
+        cwd=JS_DIR,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=os.name != "nt",
+    )
+    try:
+        output, _ = proc.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        if os.name != "nt":
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
+        output, _ = proc.communicate()
+        pytest.fail(
+            f"node --test did not finish within {TIMEOUT_S} s:\n{_text(output)}", pytrace=False
+        )
+    if proc.returncode != 0:
+        pytest.fail(
+            f"node --test {' '.join(files)} exited with {proc.returncode}:\n{_text(output)}",
+            pytrace=False,
+        )
