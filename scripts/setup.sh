@@ -34,6 +34,14 @@ if [ ! -f .venv/.compiled ] || [ pyproject.toml -nt .venv/.compiled ]; then
   touch .venv/.compiled
 fi
 
+# ripgrep backs gth_grep (the tool falls back to an in-process scanner without it), and its
+# tests compare both engines. Best effort: a machine without apt or rights still gets the rest.
+if ! command -v rg >/dev/null && command -v apt-get >/dev/null; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq ripgrep >/dev/null; } \
+    || echo "setup.sh: could not install ripgrep; gth_grep will use its fallback" >&2
+fi
+
 if [ "$BROWSER" = 1 ] && [ ! -x /usr/bin/chromium ]; then
   if command -v apt-get >/dev/null; then
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"

@@ -11,15 +11,19 @@ A command block (``commands.notebook``, ``commands.api``...) overrides the root:
 - ``approvals``: ``mode``, ``rater``, ``alignmentChecker``, ``raterTimeoutMs`` and ``allow``
   replace the root's; ``deny`` and ``escalate`` add to it. The mode defaults to ``assisted``.
 - ``port``, ``cors``, ``maxBodyBytes``: from the block, else 3000, localhost:3000 CORS, 5 MiB.
+- ``tools`` (root only): provider server tool dicts in ``server_tools``; the tool objects of a
+  ``.gsloth.config.py`` in ``python_tools``. ``live`` carries that file's other objects.
 """
 
 from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from gth_jupyter.config.live import LiveObjects, is_marker
 from gth_jupyter.config.schema import (
+    AiignoreConfig,
     ApprovalEntry,
     ApprovalsConfig,
     BuiltInToolsSetting,
@@ -85,7 +89,7 @@ class EffectiveConfig(BaseModel):
     ``enabled``); ``middleware`` is a list of ``{"name": ..., **settings}`` dicts.
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
     command: str
     llm: LlmConfig | None
@@ -100,6 +104,11 @@ class EffectiveConfig(BaseModel):
     max_body_bytes: int
     recursion_limit: int
     system_prompt: str | None
+    server_tools: list[dict[str, Any]] = []
+    # Live objects are left out of dumps (they are not data).
+    python_tools: list[Any] = Field(default_factory=list, exclude=True)
+    aiignore: AiignoreConfig = AiignoreConfig()
+    live: LiveObjects = Field(default_factory=LiveObjects, exclude=True)
 
 
 def resolve(config: GthConfig, command: str) -> EffectiveConfig:
@@ -123,6 +132,12 @@ def resolve(config: GthConfig, command: str) -> EffectiveConfig:
         max_body_bytes=block.max_body_bytes or DEFAULT_MAX_BODY_BYTES,
         recursion_limit=config.recursion_limit or DEFAULT_RECURSION_LIMIT,
         system_prompt=config.system_prompt,
+        server_tools=[dict(t) for t in config.tools if not is_marker(t)],
+        python_tools=[
+            obj for t in config.tools if is_marker(t) and (obj := config.live.get(t)) is not None
+        ],
+        aiignore=config.aiignore or AiignoreConfig(),
+        live=config.live,
     )
 
 

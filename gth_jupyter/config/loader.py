@@ -4,12 +4,14 @@ Lookup, as Gaunt Sloth 2 does it: starting in the working directory and walking 
 filesystem root, the first directory holding a config wins. In each directory
 ``.gsloth.config.json`` is tried before ``.gsloth.config.jsonc``, and for each name the
 ``.gsloth/.gsloth-settings/`` folder before the directory itself. Files are JSONC (comments
-and trailing commas allowed).
+and trailing commas allowed); ``.gsloth.config.py`` comes last and is Python (see
+``python_config.py``), its live objects collected in ``GthConfig.live``.
 
 Layers: the global ``~/.gsloth/.gsloth.config.json`` (or ``.jsonc``) loads first and the project
 file is deep-merged over it. Objects merge key by key; arrays and scalars replace, except
-``approvals.deny`` and ``approvals.escalate`` (at the root or in a command block), which
-concatenate and drop duplicates, so a project can add prohibitions but not lift the user's.
+``approvals.deny`` and ``approvals.escalate`` (at the root or in a command block) and
+``aiignore.patterns``, which concatenate and drop duplicates, so a project can add prohibitions
+but not lift the user's.
 An explicit path (``gth -c FILE``) loads that file alone.
 
 Errors name the file (and the line, or the key path) at fault; unknown keys are reported as
@@ -27,16 +29,22 @@ from pydantic import ValidationError
 from gth_jupyter.config import _jsonc
 from gth_jupyter.config.effective import unknown_built_in_tools
 from gth_jupyter.config.errors import ConfigError, format_key_path, report
+from gth_jupyter.config.live import LiveObjects, is_marker
+from gth_jupyter.config.python_config import read_python_layer
 from gth_jupyter.config.schema import GthConfig, iter_unknown_keys
 
 __all__ = ["CONFIG_FILE_NAMES", "find_config_file", "global_config_file", "load_config"]
 
-#: Names tried in each directory, highest precedence first. ``.gsloth.config.py`` (a later issue)
-#: goes after these, with its reader in :func:`_read_layer`.
-CONFIG_FILE_NAMES: tuple[str, ...] = (".gsloth.config.json", ".gsloth.config.jsonc")
+#: Names tried in each directory, highest precedence first (Gaunt Sloth: json, jsonc, then code).
+CONFIG_FILE_NAMES: tuple[str, ...] = (
+    ".gsloth.config.json",
+    ".gsloth.config.jsonc",
+    ".gsloth.config.py",
+)
 SETTINGS_DIR = Path(".gsloth", ".gsloth-settings")
 GLOBAL_DIR = ".gsloth"
-_ADDITIVE_APPROVALS = frozenset({"deny", "escalate"})
+#: (parent key, key) of the arrays that concatenate across layers instead of replacing.
+_ADDITIVE = frozenset({("approvals", "deny"), ("approvals", "escalate"), ("aiignore", "patterns")})
 
 KeyPath = tuple[Any, ...]
 Origins = dict[KeyPath, Path]
@@ -77,7 +85,8 @@ def load_config(
         no file at all. ``config.sources`` lists the files read, lowest precedence first.
 
     Raises:
-        ConfigError: a file is missing (explicit ``path``), unreadable, not JSONC, or invalid.
+        ConfigError: a file is missing (explicit ``path``), unreadable, not JSONC, or invalid,
+            or a ``.gsloth.config.py`` fails to run (``config_python_error``).
     """
     base = cwd if cwd is not None else Path.cwd()
     if path is not None:
@@ -92,8 +101,11 @@ def load_config(
 
     merged: dict[str, Any] = {}
     origins: Origins = {}
+    live = LiveObjects()
     for file in files:
-        merged = _merge(merged, _read_layer(file), (), file, origins)
+        merged = _merge(merged, _read_layer(file, live), (), file, origins)
+    if is_marker(merged.get("llm")):  # a chat model object: kept live, not validated
+        live.llm = live.get(merged.pop("llm"))
     try:
         config = GthConfig.model_validate(merged)
     except ValidationError as exc:
@@ -101,12 +113,15 @@ def load_config(
             exc, merged, lambda key_path: _origin(key_path, origins)
         ) from exc
     config._sources = files
+    config._live = live
     _report_unknown(config, origins)
     return config
 
 
-def _read_layer(file: Path) -> dict[str, Any]:
-    """Parse one config file into plain data (the place a ``.py`` reader will dispatch from)."""
+def _read_layer(file: Path, live: LiveObjects) -> dict[str, Any]:
+    """Parse one config file into plain data; a ``.py`` file's objects go to ``live``."""
+    if file.suffix == ".py":
+        return read_python_layer(file, live)
     try:
         text = file.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeError) as exc:
@@ -127,7 +142,11 @@ def _merge(base: Any, over: Any, path: KeyPath, file: Path, origins: Origins) ->
     if path and path[-1] == "approvals":  # a mode name is shorthand for {"mode": name}
         base = {"mode": base} if isinstance(base, str) and isinstance(over, dict) else base
         over = {"mode": over} if isinstance(over, str) and isinstance(base, dict) else over
-    if isinstance(base, dict) and isinstance(over, dict):
+    if (
+        isinstance(base, dict)
+        and isinstance(over, dict)
+        and not (is_marker(base) or is_marker(over))
+    ):
         merged = dict(base)
         for key, value in over.items():
             if key in base:
@@ -137,12 +156,7 @@ def _merge(base: Any, over: Any, path: KeyPath, file: Path, origins: Origins) ->
                 _tag(value, (*path, key), file, origins)
         origins[path] = file
         return merged
-    if (
-        isinstance(base, list)
-        and isinstance(over, list)
-        and path[-2:-1] == ("approvals",)
-        and path[-1] in _ADDITIVE_APPROVALS
-    ):
+    if isinstance(base, list) and isinstance(over, list) and tuple(path[-2:]) in _ADDITIVE:
         items: list[tuple[Any, Path]] = []
         for index, item in enumerate(base):
             items.append((item, origins.get((*path, index), file)))

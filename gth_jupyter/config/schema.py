@@ -29,10 +29,13 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from gth_jupyter.config.live import LiveObjects
+
 if TYPE_CHECKING:
     from gth_jupyter.config.effective import EffectiveConfig
 
 __all__ = [
+    "AiignoreConfig",
     "ApprovalEntry",
     "ApprovalMode",
     "ApprovalsConfig",
@@ -179,6 +182,14 @@ class ApprovalsConfig(_Model):
         return {"mode": value} if isinstance(value, str) else value
 
 
+class AiignoreConfig(_Model):
+    """``aiignore``: ``patterns`` replace the ``.aiignore`` file's lines; ``enabled: false``
+    turns the filter off (the working-directory boundary stays)."""
+
+    enabled: bool | None = None
+    patterns: list[str] | None = None
+
+
 class MiddlewareEntry(_Model):
     """A middleware given as an object: ``{name, ...settings}``."""
 
@@ -215,9 +226,19 @@ class GthConfig(_Tools):
     commands: dict[str, CommandConfig] = {}
     recursion_limit: Annotated[int, Field(gt=0)] | None = None
     system_prompt: str | None = None
-    # Not part of the file. A .gsloth.config.py (a later issue) may also hand over live objects
-    # (a chat model, tools, middleware instances): they belong beside this, outside the schema.
+    #: Provider server tools (``{"type": "web_search_20250305", ...}``), bound to the model as
+    #: written; in a ``.gsloth.config.py`` also LangChain tool objects (kept in ``live``).
+    tools: list[dict[str, Any]] = []
+    aiignore: AiignoreConfig | None = None
+    # Not part of the file: live objects from a .gsloth.config.py (a chat model, tools,
+    # middleware instances), referenced from the data by markers (see live.py).
     _sources: list[Path] = PrivateAttr(default_factory=list)
+    _live: LiveObjects = PrivateAttr(default_factory=LiveObjects)
+
+    @property
+    def live(self) -> LiveObjects:
+        """The live objects of a ``.gsloth.config.py`` (``live.llm``: its chat model, if any)."""
+        return self._live
 
     @property
     def sources(self) -> list[Path]:

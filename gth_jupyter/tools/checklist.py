@@ -1,4 +1,9 @@
-"""``gth_checklist``: a planning checklist the model replaces whole on every call."""
+"""``gth_checklist``: a planning checklist the model replaces whole on every call.
+
+Arguments ``{items: [{content, status: pending | in_progress | completed}]}``; more than one
+``in_progress`` item is rejected and the list left unchanged. The list lives in the tool object,
+one per agent, as in Gaunt Sloth.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,8 @@ from typing import Literal
 
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
+
+from gth_jupyter.tools._base import KIND_KEY
 
 Status = Literal["pending", "in_progress", "completed"]
 _MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
@@ -42,7 +49,7 @@ def make_checklist_tool() -> BaseTool:
         state[:] = [ChecklistItem.model_validate(i) for i in items]
         return render(state)
 
-    return StructuredTool.from_function(
+    tool = StructuredTool.from_function(
         func=gth_checklist,
         name="gth_checklist",
         description=(
@@ -51,3 +58,5 @@ def make_checklist_tool() -> BaseTool:
         ),
         args_schema=ChecklistArgs,
     )
+    tool.metadata = {KIND_KEY: "inert"}
+    return tool

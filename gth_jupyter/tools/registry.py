@@ -1,35 +1,136 @@
-"""Built-in tools by name, as the resolved ``builtInTools`` registry enables them."""
+"""The tools an agent gets, resolved from its command's configuration.
+
+:func:`build_tools` gathers every source in one order: the file tools chosen by ``filesystem``,
+the enabled ``builtInTools`` (in the order written), the ``customTools``, provider server tools
+(``tools`` dicts, passed through untouched for ``bind_tools``), the LangChain tools of a
+``.gsloth.config.py``, then ``extra``. ``allowedTools`` is applied last, to all of them: an exact
+name or a ``*`` glob keeps a tool, a tool without a name (some server tools) is always kept, and
+``[]`` means no tools at all (nothing is built). A name already taken is skipped with a warning,
+so nothing can replace a built-in (a custom ``read_file`` would escape its confinement).
+"""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from langchain_core.tools import BaseTool
 
-from .a2ui import make_a2ui_tool
-from .checklist import make_checklist_tool
-from .status import make_status_tool
+from gth_jupyter.config.effective import EffectiveConfig
+from gth_jupyter.tools._base import KIND_KEY
+from gth_jupyter.tools.checklist import make_checklist_tool
+from gth_jupyter.tools.custom import make_custom_tool
+from gth_jupyter.tools.dev import DEV_TOOLS, make_dev_tool
+from gth_jupyter.tools.filesystem import make_filesystem_tools
+from gth_jupyter.tools.grep import make_grep_tool
+from gth_jupyter.tools.shell import make_shell_tool
+from gth_jupyter.tools.status import make_status_tool
+from gth_jupyter.tools.web_fetch import make_web_fetch_tool
+from gth_jupyter.tools.workspace import Workspace
+
+__all__ = ["Tool", "allowed", "build_tools", "built_in_tools", "tool_name"]
 
 log = logging.getLogger(__name__)
 
-ToolFactory = Callable[[Mapping[str, Any]], BaseTool]
+Tool = BaseTool | dict[str, Any]
+Context = tuple[Workspace, Mapping[str, Mapping[str, Any]]]
+Factory = Callable[[str, Mapping[str, Any], Context], BaseTool | None]
 
-FACTORIES: dict[str, ToolFactory] = {
-    "gth_checklist": lambda settings: make_checklist_tool(),
-    "gth_status_update": lambda settings: make_status_tool(),
-    "show_a2ui_surface": lambda settings: make_a2ui_tool(),
+
+def _a2ui(name: str, settings: Mapping[str, Any], ctx: Context) -> BaseTool | None:
+    from gth_jupyter.tools.a2ui import make_a2ui_tool
+
+    tool = make_a2ui_tool()
+    tool.metadata = {KIND_KEY: "inert", **(tool.metadata or {})}
+    return tool
+
+
+FACTORIES: dict[str, Factory] = {
+    "gth_checklist": lambda name, s, ctx: make_checklist_tool(),
+    "gth_grep": lambda name, s, ctx: make_grep_tool(ctx[0], s),
+    "gth_web_fetch": lambda name, s, ctx: make_web_fetch_tool(s),
+    "gth_status_update": lambda name, s, ctx: make_status_tool(),
+    "show_a2ui_surface": _a2ui,
+    "run_shell_command": lambda name, s, ctx: make_shell_tool(ctx[0].root, s),
+    **{
+        dev: lambda name, s, ctx: make_dev_tool(
+            name, s, ctx[1].get("run_shell_command", {}), ctx[0].root
+        )
+        for dev in DEV_TOOLS
+    },
 }
 
 
-def built_in_tools(enabled: Mapping[str, Mapping[str, Any]]) -> list[BaseTool]:
-    """One tool per enabled name that this version provides; others are logged and skipped."""
+def tool_name(tool: Tool) -> str | None:
+    """A tool's name; ``None`` for a server tool dict without one."""
+    if isinstance(tool, BaseTool):
+        return tool.name
+    name = tool.get("name") or (tool.get("function") or {}).get("name")
+    return name if isinstance(name, str) else None
+
+
+def allowed(tools: Sequence[Tool], patterns: Sequence[str] | None) -> list[Tool]:
+    """``tools`` filtered by ``allowedTools`` (``None``: no filter)."""
+    if patterns is None:
+        return list(tools)
+    regexes = [re.compile(".*".join(re.escape(p) for p in pat.split("*"))) for pat in patterns]
+    kept: list[Tool] = []
+    for tool in tools:
+        name = tool_name(tool)
+        if name is None or any(r.fullmatch(name) for r in regexes):
+            kept.append(tool)
+    return kept
+
+
+def _built_ins(registry: Mapping[str, Mapping[str, Any]], ws: Workspace) -> list[BaseTool]:
     tools: list[BaseTool] = []
-    for name, settings in enabled.items():
+    for name, settings in registry.items():
         factory = FACTORIES.get(name)
         if factory is None:
-            log.info("Built-in tool %s is not available in this version of gth-jupyter", name)
+            log.info("Skipping %s: not a built-in tool of gth-jupyter", name)
             continue
-        tools.append(factory(settings))
+        tool = factory(name, settings, (ws, registry))
+        if tool is not None:
+            tools.append(tool)
     return tools
+
+
+def build_tools(effective: EffectiveConfig, *, cwd: Path, extra: Sequence[Tool] = ()) -> list[Tool]:
+    """Every tool ``effective`` enables for an agent working in ``cwd`` (module docstring)."""
+    if effective.allowed_tools == []:
+        return []
+    aiignore = effective.aiignore
+    ws = Workspace.at(cwd, aiignore.patterns, aiignore_enabled=aiignore.enabled is not False)
+    sources: list[Tool] = [
+        *make_filesystem_tools(effective.filesystem, ws),
+        *_built_ins(effective.built_in_tools, ws),
+        *(make_custom_tool(name, spec, ws.root) for name, spec in effective.custom_tools.items()),
+        *effective.server_tools,
+        *(t for t in effective.python_tools if t is not None),
+        *extra,
+    ]
+    tools: list[Tool] = []
+    names: set[str] = set()
+    seen: set[int] = set()
+    for tool in sources:
+        name = tool_name(tool)
+        if id(tool) in seen:
+            continue
+        if name is not None and name in names:
+            log.warning("Tool %s is defined twice; keeping the first one", name)
+            continue
+        seen.add(id(tool))
+        if name is not None:
+            names.add(name)
+        tools.append(tool)
+    return allowed(tools, effective.allowed_tools)
+
+
+def built_in_tools(
+    enabled: Mapping[str, Mapping[str, Any]], cwd: Path | None = None
+) -> list[BaseTool]:
+    """The enabled built-in tools alone (kept for callers that predate :func:`build_tools`)."""
+    return _built_ins(enabled, Workspace.at(cwd or Path.cwd()))

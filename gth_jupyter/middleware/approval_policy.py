@@ -1,0 +1,106 @@
+"""What an approvals mode does with a call, before anyone (rater or person) is asked.
+
+The modes, as Gaunt Sloth 2 defines them (docs "Shell tool & approvals"):
+
+============  ==========================================================================
+``manual``    Reads run (the read-only file tools, ``gth_grep``). Everything else asks the
+              person: shell commands, file changes, custom and dev tools, web fetches, MCP
+              and Python-config tools. No rater.
+``write``     As ``manual``, but the built-in file tools that change files run too.
+``assisted``  Only ``run_shell_command`` is gated: the rater rates each command; "safe"
+              runs, anything else asks the person. Every other tool runs. (The default.)
+``auto``      As ``assisted``, but a command rated "destructive" goes back to the agent as
+              an error to narrow or justify, a few times, before the person is asked;
+              "catastrophic" and "attack" ratings, and commands naming a host, ask at once.
+``bypass``    Nothing is gated or rated; only ``shell`` entries of ``deny`` still refuse.
+============  ==========================================================================
+
+Tools that change nothing outside the conversation (checklist, status line, UI surface) and
+client-run tools are never gated. Lists: a ``shell`` entry is compared at every mode (at
+``bypass`` only ``deny``); a ``tool``/``mcpTool`` entry only where the mode gates that tool
+(``manual``, ``write``), so it reaches nothing at ``assisted``, ``auto`` or ``bypass``. ``deny``
+refuses, ``escalate`` asks the person without a rating, ``allow`` runs (a ``rate``-d allow entry
+is still shown to the rater at ``assisted``/``auto``: only "catastrophic" or "attack" then asks).
+
+Choices where the reference is silent, taken in the safe direction:
+
+- a tool the gate knows nothing about (no kind) counts as "other": gated at ``manual``/``write``;
+- a failing custom-tool validation asks the person at *every* mode, ``bypass`` included (Gaunt
+  Sloth's tool asks independently of the mode); with nobody to ask it is refused;
+- an "attack" rating asks the person (with the rater's warning) rather than ending the run, and
+  is refused where nobody can answer;
+- an answer the gate cannot read is a rejection.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from gth_jupyter.config.schema import ApprovalEntry, ApprovalMode, ApprovalsConfig
+from gth_jupyter.middleware.approval_rules import ListName, RuleHit, Subject, match_rules
+
+__all__ = ["Action", "Verdict", "decide", "gate_reason", "is_gated"]
+
+Action = Literal["run", "deny", "ask", "rate", "rate_allowed"]
+
+_FREE_KINDS = frozenset({"inert", "read"})
+_ALL_LISTS: tuple[ListName, ...] = ("deny", "escalate", "allow")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The gate's first answer: ``action``, and the rule that decided it, if one did."""
+
+    action: Action
+    hit: RuleHit | None = None
+
+
+def is_gated(mode: ApprovalMode, kind: str) -> bool:
+    """Whether ``mode`` stops a tool of ``kind`` (see the module docstring)."""
+    if kind in _FREE_KINDS or mode == "bypass":
+        return False
+    if kind == "shell":
+        return True
+    if mode == "manual":
+        return True
+    if mode == "write":
+        return kind != "write"
+    return False
+
+
+def _default_rate(entry: ApprovalEntry) -> bool:
+    if entry.rate is not None:
+        return entry.rate
+    return not (entry.type == "shell" and entry.matcher == "exact")
+
+
+def decide(approvals: ApprovalsConfig, subject: Subject, kind: str) -> Verdict:
+    """The mode's and the lists' answer for one call; ``rate`` means "ask the rater"."""
+    mode: ApprovalMode = approvals.mode or "assisted"
+    shell = subject.kind == "shell"
+    if shell and mode == "bypass":
+        hit = match_rules(approvals, subject, ("deny",))
+        return Verdict("deny", hit) if hit else Verdict("run")
+    if not is_gated(mode, kind):
+        return Verdict("run")
+    hit = match_rules(approvals, subject, _ALL_LISTS)
+    if hit is not None and hit.list == "deny":
+        return Verdict("deny", hit)
+    if hit is not None and hit.list == "escalate":
+        return Verdict("ask", hit)
+    rated_mode = mode in ("assisted", "auto")
+    if hit is not None:  # allow
+        if shell and rated_mode and _default_rate(hit.entry):
+            return Verdict("rate_allowed", hit)
+        return Verdict("run", hit)
+    return Verdict("rate" if shell and rated_mode else "ask")
+
+
+def gate_reason(mode: ApprovalMode, kind: str) -> str:
+    """Why ``mode`` asks about a tool of ``kind``, for the approval message."""
+    if kind == "shell":
+        return f"approvals mode '{mode}' asks you before every shell command"
+    if kind == "write":
+        return f"approvals mode '{mode}' asks you before any file is changed"
+    return f"approvals mode '{mode}' asks you before tools that run commands or reach out"

@@ -1,0 +1,275 @@
+"""The approvals gate: every tool call passes here before it runs (see ``approval_policy.py``).
+
+For each call the gate decides: run it; refuse it (an error result naming the ``deny`` rule); ask
+the rater; or ask the person. Asking the person is a LangGraph ``interrupt`` whose value becomes
+an AG-UI interrupt (``reason: "confirmation"``); the run ends there, the notebook widget shows
+Approve / Edit / Reject, and the answer comes back through ``resume[]`` as ``{"approved": bool,
+"editedArgs"?: {...}}`` (LangChain's HITL decisions ``{"type": "approve" | "edit" | "reject"}``
+are read too; ``{"status": "cancelled"}`` is a rejection). An edited call is checked against
+``deny`` again and runs with a note telling the model what ran; a rejected one becomes an error
+result saying the user rejected it, so the model can change course. Where nobody answers
+approvals (the ``api`` command), a call that would ask is refused instead.
+
+On resume LangGraph runs this hook again from the start. Everything before the interrupt is
+deterministic except the rater, so when a resume answer is waiting the rater is not asked again
+and the waiting answer is taken (:func:`_resuming`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from langchain.agents.middleware import AgentMiddleware
+from langchain.agents.middleware.types import ToolCallRequest
+from langchain_core.messages import ToolCall, ToolMessage
+from langgraph.config import get_config
+from langgraph.types import Command, interrupt
+
+from gth_jupyter.config.schema import ApprovalMode, ApprovalsConfig
+from gth_jupyter.middleware.approval_answer import RESPONSE_SCHEMA, read_answer
+from gth_jupyter.middleware.approval_policy import Verdict, decide, gate_reason
+from gth_jupyter.middleware.approval_rules import Subject, describe_entry, names_subject
+from gth_jupyter.middleware.rater import Rater, RaterError, Rating, names_a_host
+from gth_jupyter.tools._base import kind_of
+from gth_jupyter.tools.custom import CustomCommandTool, validation_waived
+
+__all__ = ["APPROVAL_INTERRUPT", "ApprovalsMiddleware"]
+
+APPROVAL_INTERRUPT = "gth.approval"
+AUTO_ROUNDS = 3
+Handler = Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]]
+
+
+def _resuming() -> bool:
+    """True when this task is being re-run with an answer waiting for its interrupt."""
+    try:
+        from langgraph._internal._constants import CONFIG_KEY_SCRATCHPAD
+
+        pad = get_config()["configurable"][CONFIG_KEY_SCRATCHPAD]
+        return bool(pad.resume) or pad.get_null_resume(False) is not None
+    except Exception:  # internals moved: ask the person, never skip them
+        return True
+
+
+def _host(url: Any) -> str | None:
+    try:
+        return urlsplit(str(url or "")).hostname
+    except ValueError:
+        return None
+
+
+def _error(call: ToolCall, text: str) -> ToolMessage:
+    return ToolMessage(text, tool_call_id=call.get("id") or "", name=call["name"], status="error")
+
+
+class ApprovalsMiddleware(AgentMiddleware):
+    """Gate tool calls per ``approvals``; ``answers=False`` refuses what would need a person."""
+
+    def __init__(
+        self,
+        approvals: ApprovalsConfig,
+        *,
+        rater: Rater | None,
+        answers: bool,
+        command: str,
+        cwd: str,
+    ) -> None:
+        super().__init__()
+        self.approvals = approvals
+        self.mode: ApprovalMode = approvals.mode or "assisted"
+        self.rater = rater
+        self.answers = answers
+        self.command = command
+        self.cwd = cwd
+        self._rounds: OrderedDict[str, int] = OrderedDict()
+
+    def _subject(self, request: ToolCallRequest) -> tuple[Subject, str]:
+        call, tool = request.tool_call, request.tool
+        kind = kind_of(tool)
+        args = call.get("args") or {}
+        if kind == "shell":
+            return Subject("shell", call["name"], command=str(args.get("command", ""))), kind
+        host = _host(args.get("input")) if kind == "network" else None
+        hints = (tool.metadata or {}).get("annotations") if tool is not None else None
+        return names_subject(call["name"], host, hints if isinstance(hints, dict) else None), kind
+
+    async def awrap_tool_call(self, request: ToolCallRequest, handler: Handler) -> Any:
+        call = request.tool_call
+        if request.tool is None:  # an unknown tool: the tool node answers with its error
+            return await handler(request)
+        subject, kind = self._subject(request)
+        verdict = decide(self.approvals, subject, kind)
+        if verdict.action == "deny":
+            return self._denied(call, subject, verdict)
+        shown, invalid = None, None
+        if isinstance(request.tool, CustomCommandTool):
+            shown, invalid = request.tool.check(call.get("args") or {})
+        action, reason, rating = await self._first_answer(verdict, subject, kind, call)
+        if isinstance(action, ToolMessage):
+            return action
+        if invalid is not None:
+            why = f"its arguments failed validation ({invalid})"
+            reason = f"{reason}; {why}" if action == "ask" and reason else why
+            action = "ask"
+        if action == "run":
+            self._reset(subject)
+            return await handler(request)
+        return await self._ask(
+            request, handler, subject, kind, reason or "", rating, shown, invalid
+        )
+
+    async def _first_answer(
+        self, verdict: Verdict, subject: Subject, kind: str, call: ToolCall
+    ) -> tuple[Any, str | None, Rating | None]:
+        if verdict.action == "run":
+            return "run", None, None
+        if verdict.action == "ask":
+            if verdict.hit is not None:
+                return (
+                    "ask",
+                    f"it matches the escalate rule {describe_entry(verdict.hit.entry)}",
+                    None,
+                )
+            return "ask", gate_reason(self.mode, kind), None
+        allowed = verdict.action == "rate_allowed"
+        if _resuming() or self.rater is None:
+            return "ask", "the auto-rater did not clear it", None
+        command = subject.command or ""
+        try:
+            justification = (call.get("args") or {}).get("justification")
+            rating = await self.rater.rate(command, cwd=self.cwd, justification=justification)
+        except RaterError as exc:
+            if allowed:  # "could not assess" counts as destructive, which an allow entry runs
+                return "run", None, None
+            return "ask", f"the auto-rater could not assess it: {exc}", None
+        reason = f"the auto-rater rated it {rating.verdict}: {rating.reason}"
+        if rating.verdict == "safe" or (allowed and rating.verdict == "destructive"):
+            return "run", None, rating
+        floored = names_a_host(command) is not None
+        if self.mode == "auto" and rating.verdict == "destructive" and not floored:
+            rounds = self._bump(subject)
+            if rounds <= AUTO_ROUNDS:
+                return self._bounce(call, command, rating, rounds), None, rating
+        return "ask", reason, rating
+
+    def _thread(self) -> str:
+        try:
+            return str(get_config()["configurable"].get("thread_id", ""))
+        except Exception:
+            return ""
+
+    def _bump(self, subject: Subject) -> int:
+        key = self._thread()
+        self._rounds[key] = self._rounds.get(key, 0) + 1
+        self._rounds.move_to_end(key)
+        while len(self._rounds) > 1000:
+            self._rounds.popitem(last=False)
+        return self._rounds[key]
+
+    def _reset(self, subject: Subject) -> None:
+        if subject.kind == "shell":
+            self._rounds.pop(self._thread(), None)
+
+    def _bounce(self, call: ToolCall, command: str, rating: Rating, rounds: int) -> ToolMessage:
+        left = AUTO_ROUNDS - rounds
+        then = (
+            f"after {left} more refusal(s) the user will be asked"
+            if left
+            else "next time the user will be asked"
+        )
+        return _error(
+            call,
+            f"Not run: the auto-rater rated `{command}` {rating.verdict}: {rating.reason} Narrow "
+            f"the command, explain it in `justification`, or use another tool; {then}.",
+        )
+
+    def _denied(self, call: ToolCall, subject: Subject, verdict: Verdict) -> ToolMessage:
+        what = f"`{subject.command}`" if subject.command is not None else f"the {call['name']} call"
+        rule = describe_entry(verdict.hit.entry) if verdict.hit else "a deny rule"
+        return _error(
+            call,
+            f"Refused: {what} matches the approvals deny rule {rule}, so it never runs. Do not "
+            "retry it; find another way or ask the user.",
+        )
+
+    async def _ask(
+        self,
+        request: ToolCallRequest,
+        handler: Handler,
+        subject: Subject,
+        kind: str,
+        reason: str,
+        rating: Rating | None,
+        shown: str | None,
+        invalid: str | None,
+    ) -> Any:
+        call = request.tool_call
+        command = subject.command if subject.kind == "shell" else shown
+        what = f"run `{command}` ({call['name']})" if command else f"call {call['name']}"
+        if not self.answers:
+            return _error(
+                call,
+                f"Refused: the agent wanted to {what}, which needs approval ({reason}), and "
+                f"nobody can answer approvals in the '{self.command}' command. An "
+                "approvals.allow entry would let it run.",
+            )
+        value: dict[str, Any] = {
+            "type": APPROVAL_INTERRUPT,
+            "reason": "confirmation",
+            "message": f"The agent wants to {what}: {reason}.",
+            "toolCallId": call.get("id"),
+            "toolName": call["name"],
+            "args": call.get("args") or {},
+            "responseSchema": RESPONSE_SCHEMA,
+        }
+        if command:
+            value["command"] = command
+        if rating is not None:
+            value["rating"] = {"verdict": rating.verdict, "reason": rating.reason}
+        if invalid is not None:
+            value["validationError"] = invalid
+        answer = read_answer(interrupt(value))
+        self._reset(subject)
+        if not answer.approved:
+            return _error(call, self._rejection(call, answer.message, invalid))
+        edited = answer.edited_args
+        if edited is not None:
+            request = request.override(tool_call={**call, "args": edited})
+            again = decide(self.approvals, self._subject(request)[0], kind)
+            if again.action == "deny":
+                return self._denied(call, self._subject(request)[0], again)
+        if invalid is not None or (
+            edited is not None and isinstance(request.tool, CustomCommandTool)
+        ):
+            with validation_waived(call.get("id") or ""):
+                result = await handler(request)
+        else:
+            result = await handler(request)
+        if (
+            edited is not None
+            and isinstance(result, ToolMessage)
+            and isinstance(result.content, str)
+        ):
+            note = json.dumps(edited, ensure_ascii=False)
+            result.content = (
+                "Note: the user edited this call before it ran; it ran with the arguments "
+                f"{note}, not the ones you sent. Do not re-issue your original call.\n\n"
+                + result.content
+            )
+        return result
+
+    @staticmethod
+    def _rejection(call: ToolCall, message: str | None, invalid: str | None) -> str:
+        if invalid is not None:
+            text = (
+                f"Execution of '{call['name']}' was rejected by user. Validation error: {invalid}"
+            )
+        else:
+            text = f"The user rejected the {call['name']} call; it did not run."
+        if message:
+            text += f" The user said: {message}"
+        return text + " Do not retry it unless the user asks; try another way or ask the user."

@@ -1,0 +1,113 @@
+"""The middleware an agent runs with, resolved from its command's configuration.
+
+:func:`build_middleware` returns the approvals gate first (so it wraps any tool-call middleware
+that follows, and a retry never re-asks the person), then each entry of ``middleware`` in the
+order written: the predefined names (``named.py``) and middleware objects from a
+``.gsloth.config.py``. ``frontend-image-injection`` is left to the host, which adds it. An unknown
+name, or one that fails to build, is reported as a warning and skipped, as Gaunt Sloth does.
+
+The rater (``approvals.rater``) is the session model unless it names an identity profile: the
+config in ``.gsloth/.gsloth-settings/<name>/`` (looked up from the working directory upwards,
+then in ``~/.gsloth``) whose ``llm`` rates instead. A name that does not resolve is a
+:class:`~gth_jupyter.config.ConfigError`. Only ``assisted`` and ``auto`` consult it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.language_models import BaseChatModel
+
+from gth_jupyter.config import ConfigError, EffectiveConfig, load_config
+from gth_jupyter.config.errors import report
+from gth_jupyter.config.live import LiveObjects, is_marker
+from gth_jupyter.config.loader import CONFIG_FILE_NAMES, SETTINGS_DIR
+from gth_jupyter.middleware.approvals import ApprovalsMiddleware
+from gth_jupyter.middleware.named import anthropic_prompt_caching, summarization
+from gth_jupyter.middleware.rater import Rater
+
+__all__ = ["HOST_MIDDLEWARE", "build_middleware", "rater_model"]
+
+#: Names the host builds itself.
+HOST_MIDDLEWARE = frozenset({"frontend-image-injection"})
+
+
+def _profile_config(name: str, cwd: Path) -> Path | None:
+    folders = [d / SETTINGS_DIR / name for d in (cwd.resolve(), *cwd.resolve().parents)]
+    folders.append(Path.home() / ".gsloth" / ".gsloth-settings" / name)
+    for folder in folders:
+        for file_name in CONFIG_FILE_NAMES:
+            if (folder / file_name).is_file():
+                return folder / file_name
+    return None
+
+
+def rater_model(
+    rater: str | None, *, session: BaseChatModel, cwd: Path, live: LiveObjects
+) -> BaseChatModel:
+    """The model that rates shell commands (see the module docstring)."""
+    if rater is None:
+        return session
+    if is_marker(rater):
+        found = live.get(rater)
+        if isinstance(found, BaseChatModel):
+            return found
+        raise ConfigError("approvals.rater is not a chat model", key_path="approvals.rater")
+    file = _profile_config(rater, cwd)
+    if file is None:
+        raise ConfigError(
+            f"approvals.rater names the identity profile '{rater}', but no "
+            f".gsloth/.gsloth-settings/{rater}/ config was found",
+            key_path="approvals.rater",
+        )
+    profile = load_config(file)
+    if isinstance(profile.live.llm, BaseChatModel):
+        return profile.live.llm
+    from gth_jupyter.models import resolve_model
+
+    llm = profile.llm.model_dump(by_alias=True, exclude_none=True) if profile.llm else None
+    return resolve_model(llm)
+
+
+def build_middleware(
+    effective: EffectiveConfig, *, model: BaseChatModel, cwd: Path, answers_approvals: bool
+) -> list[AgentMiddleware]:
+    """The approvals gate, then the configured middleware (see the module docstring)."""
+    approvals = effective.approvals
+    rater = None
+    if approvals.mode in ("assisted", "auto", None):
+        judge = rater_model(approvals.rater, session=model, cwd=cwd, live=effective.live)
+        rater = Rater(judge, timeout_ms=approvals.rater_timeout_ms)
+    out: list[AgentMiddleware] = [
+        ApprovalsMiddleware(
+            approvals,
+            rater=rater,
+            answers=answers_approvals,
+            command=effective.command,
+            cwd=str(cwd),
+        )
+    ]
+    for entry in effective.middleware:
+        name = str(entry.get("name"))
+        built: AgentMiddleware | None = None
+        try:
+            if is_marker(entry):
+                found = effective.live.get(entry)
+                if isinstance(found, AgentMiddleware):
+                    built = found
+                else:
+                    report(f"Middleware {name} from .gsloth.config.py is not an AgentMiddleware")
+            elif name in HOST_MIDDLEWARE:
+                continue
+            elif name == "summarization":
+                built = summarization(entry, model, effective.live)
+            elif name == "anthropic-prompt-caching":
+                built = anthropic_prompt_caching(entry, model)
+            else:
+                report(f"Unknown middleware: {name}")
+        except Exception as exc:  # Gaunt Sloth: a middleware that fails to build only warns
+            report(f"Middleware {name} could not be built and is skipped: {exc}")
+        if built is not None:
+            out.append(built)
+    return out

@@ -1,0 +1,76 @@
+"""What every built-in tool shares: its *kind* (for approvals) and live output.
+
+The kind travels in ``tool.metadata["gth_kind"]`` so the approvals middleware can tell a read from a
+write from a shell command without a name list that would drift from the tools:
+
+- ``inert``: changes nothing outside the conversation (checklist, status line, UI surface);
+- ``read`` / ``write``: the built-in file tools (``gth_grep`` is a read);
+- ``shell``: ``run_shell_command``, whose command the approvals rules and the rater read;
+- ``exec``: fixed commands (dev tools, custom tools); ``network``: ``gth_web_fetch``.
+
+A tool with no kind (from a Python config, MCP...) is treated as ``other``: gated wherever the
+mode gates anything beyond the file tools.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, Literal
+
+from langchain.tools import ToolRuntime
+from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool
+from pydantic import BaseModel
+
+__all__ = ["Runtime", "ToolKind", "emit_output", "kind_of", "make_tool"]
+
+#: How a tool function asks for LangGraph's ``ToolRuntime`` (stream writer, tool call id): a
+#: parameter named ``runtime`` of this type, ``None`` when the tool is invoked outside a graph.
+Runtime = Annotated[ToolRuntime | None, InjectedToolArg]
+
+ToolKind = Literal["inert", "read", "write", "shell", "exec", "network", "other"]
+KIND_KEY = "gth_kind"
+
+
+def make_tool(
+    name: str,
+    description: str,
+    args_schema: type[BaseModel],
+    coroutine: Callable[..., Awaitable[str]],
+    kind: ToolKind,
+    **metadata: Any,
+) -> BaseTool:
+    """An async structured tool whose ``ToolException`` becomes an error ``ToolMessage``."""
+    tool = StructuredTool.from_function(
+        coroutine=coroutine,
+        name=name,
+        description=description,
+        args_schema=args_schema,
+        handle_tool_error=True,
+    )
+    tool.metadata = {KIND_KEY: kind, **metadata}
+    return tool
+
+
+def kind_of(tool: BaseTool | None) -> ToolKind:
+    """The tool's kind; ``other`` when it carries none."""
+    kind = (tool.metadata or {}).get(KIND_KEY) if tool is not None else None
+    return kind if isinstance(kind, str) else "other"  # type: ignore[return-value]
+
+
+def emit_output(
+    writer: Callable[[Any], None] | None,
+    name: str,
+    tool_call_id: str | None,
+    chunk: str,
+    *,
+    notice: bool = False,
+) -> None:
+    """Send one live ``tool_output`` chunk (see ``agent/stream.py``); a no-op without a writer."""
+    if writer is None or not chunk:
+        return
+    event: dict[str, Any] = {"type": "tool_output", "chunk": chunk, "name": name}
+    if tool_call_id:
+        event["id"] = tool_call_id
+    if notice:
+        event["isNotice"] = True
+    writer(event)

@@ -1,0 +1,94 @@
+"""The dev-command tools: ``run_tests``, ``run_lint``, ``run_build``, ``run_single_test``.
+
+Each runs the shell command configured for it (``builtInTools.run_tests: {"command": "npm
+test"}``); one without a ``command`` is not created (and a warning is logged). They take no
+arguments, except ``run_single_test {testPath}``, whose path is validated like a custom-tool
+parameter (relative, no traversal, no shell metacharacters, no NUL), then substituted for
+``${testPath}`` or appended. A non-zero exit or timeout is an error result. Timeout and output
+budget: the tool's own ``timeout`` (ms) and ``maxOutputBytes``, else ``run_shell_command``'s,
+else 120000 ms and 100000 bytes.
+
+Gaunt Sloth offers these only in ``code``/``exec``; here a command that lists them gets them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from langchain_core.tools import BaseTool, ToolException
+from pydantic import BaseModel, Field
+
+from gth_jupyter.tools._base import Runtime, make_tool
+from gth_jupyter.tools.commands import execute
+from gth_jupyter.tools.shell import DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS
+from gth_jupyter.tools.validation import ParameterError, validate_value
+
+__all__ = ["DEV_TOOLS", "make_dev_tool"]
+
+log = logging.getLogger(__name__)
+
+DEV_TOOLS: dict[str, str] = {
+    "run_tests": "Run the project's full test suite (the configured command: {command}).",
+    "run_lint": "Run the project's linter, possibly fixing issues (the configured command: "
+    "{command}).",
+    "run_build": "Build the project (the configured command: {command}).",
+    "run_single_test": "Run a single test file, given its path relative to the working "
+    "directory (the configured command: {command}).",
+}
+PLACEHOLDER = "${testPath}"
+
+
+class NoArgs(BaseModel):
+    pass
+
+
+class SingleTestArgs(BaseModel):
+    testPath: str = Field(description="Relative path to the test file to run")
+
+
+def make_dev_tool(
+    name: str, settings: Mapping[str, Any], shell: Mapping[str, Any], cwd: Path
+) -> BaseTool | None:
+    """The ``name`` dev tool, or ``None`` when no command is configured for it."""
+    template = settings.get("command")
+    if not isinstance(template, str) or not template.strip():
+        log.warning('Built-in tool %s needs a command (e.g. {"command": "npm test"})', name)
+        return None
+    timeout = float(settings.get("timeout") or shell.get("timeout") or DEFAULT_TIMEOUT_MS)
+    budget = int(
+        settings.get("maxOutputBytes") or shell.get("maxOutputBytes") or DEFAULT_MAX_OUTPUT_BYTES
+    )
+
+    async def run(command: str, runtime: Runtime) -> str:
+        return await execute(
+            command,
+            name=name,
+            cwd=cwd,
+            runtime=runtime,
+            timeout_ms=timeout,
+            max_output_bytes=budget,
+            errors=True,
+        )
+
+    description = DEV_TOOLS[name].format(command=template)
+    if name != "run_single_test":
+
+        async def run_fixed(runtime: Runtime = None) -> str:
+            return await run(template, runtime)
+
+        return make_tool(name, description, NoArgs, run_fixed, "exec", command=template)
+
+    async def run_single_test(testPath: str, runtime: Runtime = None) -> str:
+        try:
+            path = validate_value(testPath, "testPath", dev_tool=True)
+        except ParameterError as exc:
+            raise ToolException(str(exc)) from None
+        command = (
+            template.replace(PLACEHOLDER, path) if PLACEHOLDER in template else f"{template} {path}"
+        )
+        return await run(command, runtime)
+
+    return make_tool(name, description, SingleTestArgs, run_single_test, "exec", command=template)

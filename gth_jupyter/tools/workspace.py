@@ -1,0 +1,71 @@
+"""The working directory the file tools are confined to, and the ``.aiignore`` inside it.
+
+Every path a tool receives is resolved here. It must stay inside the working directory both as
+written and after following symlinks (a link inside the tree pointing outside it is refused), and
+it must not be hidden by ``.aiignore``. A path that does not exist yet (a file to write) is checked
+through its nearest existing parent, which ``os.path.realpath`` resolves.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gth_jupyter.tools.aiignore import AiIgnore
+
+__all__ = ["PathDenied", "Workspace"]
+
+
+class PathDenied(Exception):
+    """A path the tools may not touch; the message is written for the model."""
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """``root``: the working directory (symlinks resolved); ``aiignore``: its filter."""
+
+    root: Path
+    aiignore: AiIgnore = field(default_factory=lambda: AiIgnore([]))
+
+    @classmethod
+    def at(
+        cls, cwd: Path, patterns: list[str] | None = None, *, aiignore_enabled: bool = True
+    ) -> Workspace:
+        root = Path(os.path.realpath(cwd))
+        return cls(root, AiIgnore.load(root, patterns, enabled=aiignore_enabled))
+
+    def inside(self, path: Path) -> bool:
+        """True if ``path`` (already absolute and normalised) is the root or below it."""
+        return path == self.root or self.root in path.parents
+
+    def relative(self, path: Path) -> str:
+        """``path`` relative to the root, ``/``-separated (``.`` for the root itself)."""
+        rel = path.relative_to(self.root).as_posix()
+        return rel or "."
+
+    def hides(self, path: Path) -> bool:
+        """True if ``.aiignore`` hides ``path`` (an absolute path inside the root)."""
+        return self.aiignore.hides(self.relative(path))
+
+    def resolve(self, requested: str, *, check_aiignore: bool = True) -> Path:
+        """The real absolute path for ``requested``, or :class:`PathDenied` saying why not."""
+        text = requested.strip()
+        if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"`":
+            text = text[1:-1]
+        if not text:
+            raise PathDenied("Path cannot be empty")
+        if "\0" in text:
+            raise PathDenied("Path contains a null byte")
+        candidate = Path(os.path.expanduser(text))
+        absolute = Path(os.path.normpath(self.root / candidate))
+        real = Path(os.path.realpath(absolute))
+        if not self.inside(real):
+            if self.inside(absolute):
+                raise PathDenied("Access denied - symlink target outside allowed directories")
+            raise PathDenied(
+                f"Access denied - path outside allowed directories: {absolute} not in {self.root}"
+            )
+        if check_aiignore and self.hides(real):
+            raise PathDenied(f"Access denied - {requested} is hidden by .aiignore")
+        return real
