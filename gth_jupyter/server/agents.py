@@ -11,24 +11,27 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from ag_ui.core import PROTOCOL_VERSION
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.language_models import BaseChatModel
-from langchain_core.tools import BaseTool
 
 from ..agent.checkpoint import CheckpointStore
 from ..agent.runtime import Runtime
 from ..agui import errors
 from ..config import EffectiveConfig, GthConfig
 from ..middleware.image_injection import FrontendImageInjectionMiddleware
+from ..middleware.registry import build_middleware
 from ..models import describe_model, resolve_model
-from ..tools.registry import built_in_tools
+from ..tools.registry import Tool, build_tools, tool_name
 
 log = logging.getLogger(__name__)
 
 DEFAULT_AGENT = "default"
+# Gaunt Sloth's api command answers no approvals: nobody is there to click.
+NO_APPROVALS = frozenset({"api"})
 
 
 class AgentUnavailableError(Exception):
@@ -44,12 +47,14 @@ class AgentRegistry:
         *,
         command: str,
         store: CheckpointStore,
+        cwd: Path | None = None,
         model: BaseChatModel | None = None,
-        tools: Sequence[BaseTool] | None = None,
+        tools: Sequence[Tool] | None = None,
     ) -> None:
         self.config = config
         self.command = command
         self.store = store
+        self.cwd = (cwd or Path.cwd()).resolve()
         self.effective: EffectiveConfig = config.for_command(command)
         self._model = model
         self._extra_tools = list(tools or [])
@@ -57,12 +62,22 @@ class AgentRegistry:
         self._lock = asyncio.Lock()
         self._busy: set[str] = set()
         self.build_error: Exception | None = None
-        self._tools: list[BaseTool] = []
+        self._tools: list[Tool] = []
         self._middleware: list[AgentMiddleware] = []
         try:
-            self._model = model or resolve_model(_llm_dict(self.effective))
-            self._tools = [*built_in_tools(self.effective.built_in_tools), *self._extra_tools]
-            self._middleware = named_middleware(self.effective, self._model)
+            # A .gsloth.config.py may hand over a live model object.
+            live_model = self.effective.live.llm
+            self._model = model or live_model or resolve_model(_llm_dict(self.effective))
+            self._tools = build_tools(self.effective, cwd=self.cwd, extra=self._extra_tools)
+            self._middleware = [
+                *build_middleware(
+                    self.effective,
+                    model=self._model,
+                    cwd=self.cwd,
+                    answers_approvals=command not in NO_APPROVALS,
+                ),
+                *image_middleware(self.effective, self._model),
+            ]
         except Exception as exc:  # reported by /info and refused by /run
             log.error("gth-jupyter: the agent could not be built: %s", exc)
             self.build_error = exc
@@ -112,7 +127,9 @@ class AgentRegistry:
             "offline": offline,
             "protocolVersion": PROTOCOL_VERSION,
             "command": self.command,
-            "agents": [{"name": n, "tools": [t.name for t in self._tools]} for n in self.names],
+            "agents": [
+                {"name": n, "tools": [tool_name(t) or "?" for t in self._tools]} for n in self.names
+            ],
         }
         if self.build_error is not None:
             body["error"] = {"code": "agent_unavailable", "message": str(self.build_error)}
@@ -122,17 +139,17 @@ class AgentRegistry:
         await self.store.close()
 
 
-def named_middleware(effective: EffectiveConfig, model: BaseChatModel) -> list[AgentMiddleware]:
-    """Middleware the configuration names, in order."""
-    out: list[AgentMiddleware] = []
+def image_middleware(effective: EffectiveConfig, model: BaseChatModel) -> list[AgentMiddleware]:
+    """``frontend-image-injection`` where the configuration names it (the rest is built by
+    ``build_middleware``)."""
     provider = effective.llm.type if effective.llm else model._llm_type
-    for entry in effective.middleware:
-        if entry.get("name") == "frontend-image-injection":
-            tool_name = str(entry.get("toolName") or "capture_image")
-            out.append(FrontendImageInjectionMiddleware(provider=provider, tool_name=tool_name))
-        else:
-            log.warning("Middleware %s is not available in this version", entry.get("name"))
-    return out
+    return [
+        FrontendImageInjectionMiddleware(
+            provider=provider, tool_name=str(entry.get("toolName") or "capture_image")
+        )
+        for entry in effective.middleware
+        if entry.get("name") == "frontend-image-injection"
+    ]
 
 
 def _llm_dict(effective: EffectiveConfig) -> dict[str, Any] | None:

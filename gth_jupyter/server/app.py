@@ -56,7 +56,7 @@ class GthJupyterApp(ExtensionApp):
         root = Path(self.serverapp.root_dir if self.serverapp else ".").expanduser()
         config = load_config(self.config_file or None, cwd=root)
         store = CheckpointStore(self.checkpointer, self.checkpoint_path or None)
-        self.registry = AgentRegistry(config, command=NOTEBOOK_COMMAND, store=store)
+        self.registry = AgentRegistry(config, command=NOTEBOOK_COMMAND, store=store, cwd=root)
         limit = config.for_command(NOTEBOOK_COMMAND).max_body_bytes
         if self.max_body_bytes != DEFAULT_MAX_BODY_BYTES:
             limit = self.max_body_bytes

@@ -22,7 +22,7 @@ API_COMMAND = "api"
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gth-jupyter", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="subcommand", required=True)
     serve = commands.add_parser("serve", help="Serve the AG-UI endpoint outside Jupyter.")
     serve.add_argument("--host", default="127.0.0.1", help="Interface (default: loopback).")
     serve.add_argument("--port", type=int, help="Port (default: commands.api.port or 3000).")
@@ -36,6 +36,13 @@ def _parser() -> argparse.ArgumentParser:
         "--memory", action="store_true", help="Keep threads in memory, not in SQLite."
     )
     serve.add_argument("--checkpoint-path", help="SQLite file for threads.")
+    serve.add_argument(
+        "--command",
+        dest="config_command",
+        default=API_COMMAND,
+        help="The configuration command to run as (default: api, which answers no approvals; "
+        "notebook asks the client through AG-UI interrupts).",
+    )
     return parser
 
 
@@ -55,7 +62,7 @@ async def serve(args: argparse.Namespace) -> int:
         print(f"gth-jupyter: {exc}", file=sys.stderr)
         return 2
     store = CheckpointStore("memory" if args.memory else "sqlite", args.checkpoint_path)
-    registry = AgentRegistry(config, command=API_COMMAND, store=store)
+    registry = AgentRegistry(config, command=args.config_command, store=store)
     if registry.build_error is not None:
         print(f"gth-jupyter: {registry.build_error}", file=sys.stderr)
         return 2
@@ -90,7 +97,7 @@ async def serve(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if args.command == "serve":
+    if args.subcommand == "serve":
         return asyncio.run(serve(args))
     return 2  # pragma: no cover - argparse enforces the subcommand
 

@@ -31,7 +31,11 @@ async def test_health_and_info(jp_fetch) -> None:
     assert json.loads(health.body) == {"status": "ok"}
     info = json.loads((await jp_fetch("gth", "info")).body)
     assert info["provider"] == "fake" and info["protocolVersion"] == "1.0"
-    assert info["agents"] == [{"name": "default", "tools": ["gth_status_update", "gth_checklist"]}]
+    (agent,) = info["agents"]
+    assert agent["name"] == "default"
+    # The notebook command reads files by default, writes none, and has no shell.
+    assert {"read_file", "gth_status_update", "gth_checklist"} <= set(agent["tools"])
+    assert not {"write_file", "run_shell_command"} & set(agent["tools"])
 
 
 async def test_a_run_streams_sse(jp_fetch) -> None:

@@ -9,6 +9,8 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 
 import {
   assertClean,
@@ -59,10 +61,19 @@ const STATUS_TEXT = "Looking at the notebook";
 const SERVER_TOOL_FOLLOW_UP = "The notebook looks fine.";
 const LONG_TEXT = Array.from({ length: 100 }, (_, i) => `word${i}`).join(" ");
 
+const SHELL_CALL = { name: "run_shell_command", args: { command: "echo approved > out.txt" } };
+const APPROVAL_SCRIPT = [{ content: "Writing the file.", toolCalls: [SHELL_CALL] }, "Finished."];
+// The notebook command answers approvals (Gaunt Sloth's api command refuses them).
+const APPROVAL_OPTIONS = {
+  command: "notebook",
+  builtInTools: { run_shell_command: true },
+  config: { approvals: "manual" },
+};
+
 // Started now, in the background; each test awaits its own.
 const pending = new Map();
-function server(name, responses) {
-  const promise = startServer(responses, { name });
+function server(name, responses, options = {}) {
+  const promise = startServer(responses, { name, ...options });
   promise.catch(() => {}); // reported by the test that awaits it
   pending.set(name, promise);
   return () => promise;
@@ -90,6 +101,8 @@ const servers = {
     { content: LONG_TEXT, delayMs: 30 },
     "The short version.",
   ]),
+  approve: server("approve", APPROVAL_SCRIPT, APPROVAL_OPTIONS),
+  reject: server("reject", APPROVAL_SCRIPT, APPROVAL_OPTIONS),
   refusals: server("refusals", [
     CLIENT_SCRIPT[0],
     { content: LONG_TEXT, delayMs: 30 },
@@ -734,6 +747,53 @@ describe("refusals (plain fetch)", () => {
       } finally {
         controller.abort();
       }
+    }),
+  );
+});
+
+
+describe("approvals: an interrupt answered through resume[]", () => {
+  /** Runs until the shell call waits for approval; nothing has run yet. */
+  async function suspendShell(srv) {
+    const agent = srv.agent();
+    agent.addMessage(userMessage("Write the file."));
+    const rec = await runRecorded(agent);
+    const [finished] = rec.finished;
+    assert.equal(finished.outcome, "interrupt");
+    const [interrupt] = finished.interrupts;
+    assert.equal(interrupt.reason, "confirmation");
+    assert.ok(interrupt.toolCallId, "the interrupt names the tool call");
+    assert.deepEqual(interrupt.responseSchema.required, ["approved"]);
+    assert.equal(agent.pendingInterrupts.length, 1);
+    assert.equal(existsSync(path.join(srv.dir, "out.txt")), false, "nothing ran before the answer");
+    return { agent, interrupt };
+  }
+
+  test(
+    "approved: the command runs and the run finishes",
+    scenario(servers.approve, async (srv) => {
+      const { agent, interrupt } = await suspendShell(srv);
+      const rec = await runRecorded(agent, {
+        resume: [{ interruptId: interrupt.id, status: "resolved", payload: { approved: true } }],
+      });
+      assertSuccess(rec);
+      assert.equal(readFileSync(path.join(srv.dir, "out.txt"), "utf8").trim(), "approved");
+      const [result] = rec.of("TOOL_CALL_RESULT");
+      assert.equal(result.toolCallId, interrupt.toolCallId);
+    }),
+  );
+
+  test(
+    "rejected: the command never runs, the model is told, the run finishes",
+    scenario(servers.reject, async (srv) => {
+      const { agent, interrupt } = await suspendShell(srv);
+      const rec = await runRecorded(agent, {
+        resume: [{ interruptId: interrupt.id, status: "resolved", payload: { approved: false } }],
+      });
+      assertSuccess(rec);
+      assert.equal(existsSync(path.join(srv.dir, "out.txt")), false);
+      const [result] = rec.of("TOOL_CALL_RESULT");
+      assert.match(result.content, /reject/i);
     }),
   );
 });

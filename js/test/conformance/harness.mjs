@@ -179,7 +179,9 @@ export class GthServer {
  * Starts `gth-jupyter serve` with a scripted fake model.
  *
  * @param {Array<string|object>} responses the fake model's script, one entry per model call
- * @param {{name?: string, builtInTools?: string[], tokenDelayMs?: number}} [options]
+ * @param {{name?: string, builtInTools?: unknown, tokenDelayMs?: number, config?: object,
+ *   command?: string}} [options] `config` is merged into the file; `command` picks the
+ *   configuration command the server runs as (default Gaunt Sloth's `api`)
  * @returns {Promise<GthServer>}
  */
 export async function startServer(responses, options = {}) {
@@ -219,6 +221,7 @@ async function startOnce(bin, responses, options) {
       responses,
     },
     builtInTools: options.builtInTools ?? ["gth_status_update", "gth_checklist"],
+    ...(options.config ?? {}),
   };
   await writeFile(configPath, JSON.stringify(config, null, 2));
   // Hex, and passed as --token=T: a token starting with "-" would read as an option.
@@ -229,6 +232,7 @@ async function startOnce(bin, responses, options) {
   delete env.PYTHONDONTWRITEBYTECODE;
   const args = ["serve", "--host", "127.0.0.1", "--port", String(port)];
   args.push(`--token=${token}`, "--memory", "-c", configPath);
+  if (options.command) args.push(`--command=${options.command}`);
   const child = spawn(bin, args, { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
   live.add(child);
   const log = [];

@@ -1,0 +1,97 @@
+"""Approvals end to end through the standalone endpoint: interrupt, then approve or reject."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest_asyncio
+
+from gth_jupyter.agent.checkpoint import CheckpointStore
+from gth_jupyter.config import load_config
+from gth_jupyter.server.agents import AgentRegistry
+from gth_jupyter.server.standalone import make_app
+
+TOKEN = "t0ken"
+AUTH = {"Authorization": f"token {TOKEN}"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest_asyncio.fixture
+async def served(tmp_path: Path) -> AsyncIterator[tuple[httpx.AsyncClient, Path]]:
+    shell_call = {"name": "run_shell_command", "args": {"command": "echo approved > out.txt"}}
+    config = {
+        "llm": {"type": "fake", "responses": [{"toolCalls": [shell_call]}, "Finished."]},
+        "builtInTools": {"run_shell_command": True},
+        "approvals": "manual",
+    }
+    (tmp_path / ".gsloth.config.json").write_text(json.dumps(config))
+    # The notebook command answers approvals (the api command refuses them).
+    registry = AgentRegistry(
+        load_config(cwd=tmp_path, home=tmp_path),
+        command="notebook",
+        store=CheckpointStore("memory"),
+        cwd=tmp_path,
+    )
+    app = make_app(registry, token=TOKEN, max_body_bytes=1_000_000)
+    port = free_port()
+    server = app.listen(port, address="127.0.0.1")
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
+        yield http, tmp_path
+    server.stop()
+
+
+async def run(http: httpx.AsyncClient, run_id: str, **extra: Any) -> list[dict[str, Any]]:
+    body = {
+        "threadId": "t",
+        "runId": run_id,
+        "messages": [{"id": "u1", "role": "user", "content": "write the file"}],
+        **extra,
+    }
+    response = await http.post("/agents/default/run", headers=AUTH, json=body)
+    assert response.status_code == 200, response.text
+    return [json.loads(f[6:]) for f in response.text.split("\n\n") if f.startswith("data: ")]
+
+
+async def suspended(http: httpx.AsyncClient, root: Path) -> dict[str, Any]:
+    events = await run(http, "r1")
+    outcome = events[-1]["outcome"]
+    assert outcome["type"] == "interrupt"
+    (interrupt,) = outcome["interrupts"]
+    assert interrupt["reason"] == "confirmation"
+    assert "echo approved" in (interrupt.get("message") or json.dumps(interrupt))
+    assert interrupt["responseSchema"]["required"] == ["approved"]
+    assert not (root / "out.txt").exists()  # nothing ran before the answer
+    return interrupt
+
+
+async def test_an_approved_shell_command_runs(served) -> None:
+    http, root = served
+    interrupt = await suspended(http, root)
+    resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": {"approved": True}}]
+    events = await run(http, "r2", resume=resume)
+    assert events[-1]["type"] == "RUN_FINISHED" and events[-1]["outcome"]["type"] == "success"
+    assert (root / "out.txt").read_text().strip() == "approved"
+    result = next(e for e in events if e["type"] == "TOOL_CALL_RESULT")
+    assert result["toolCallId"] == interrupt["toolCallId"]
+
+
+async def test_a_rejected_shell_command_does_not_run(served) -> None:
+    http, root = served
+    interrupt = await suspended(http, root)
+    answer = {"approved": False}
+    resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": answer}]
+    events = await run(http, "r2", resume=resume)
+    assert events[-1]["type"] == "RUN_FINISHED"
+    assert not (root / "out.txt").exists()
+    result = next(e for e in events if e["type"] == "TOOL_CALL_RESULT")
+    assert "reject" in result["content"].lower()
