@@ -23,11 +23,20 @@ from .client_tools import ClientToolMiddleware, ClientToolSpec, is_client_tool, 
 from .run_context import RunContextMiddleware
 
 AgentGraph = CompiledStateGraph[Any, Any, Any, Any]
+# A LangChain tool, or a provider's server tool dict (bound to the model untouched).
+ToolLike = BaseTool | dict[str, Any]
+
+
+def tool_like_name(tool: ToolLike) -> str | None:
+    if isinstance(tool, BaseTool):
+        return tool.name
+    name = tool.get("name")
+    return name if isinstance(name, str) else None
 
 
 def build_graph(
     model: BaseChatModel,
-    tools: Sequence[BaseTool],
+    tools: Sequence[ToolLike],
     client_tools: Sequence[ClientToolSpec],
     *,
     middleware: Sequence[AgentMiddleware] = (),
@@ -37,8 +46,8 @@ def build_graph(
     """One agent graph; a client tool replaces a server tool of the same name."""
     client_names = {spec.name for spec in client_tools}
     # Config tools marked ``metadata.client`` are fulfilled by the client too.
-    client_names |= {t.name for t in tools if is_client_tool(t)}
-    server_tools = [t for t in tools if t.name not in {s.name for s in client_tools}]
+    client_names |= {t.name for t in tools if isinstance(t, BaseTool) and is_client_tool(t)}
+    server_tools = [t for t in tools if tool_like_name(t) not in {s.name for s in client_tools}]
     all_tools = [*server_tools, *(make_client_tool(spec) for spec in client_tools)]
     graph: AgentGraph = create_agent(
         model,
@@ -58,7 +67,7 @@ class GraphCache:
     def __init__(
         self,
         model: BaseChatModel,
-        tools: Sequence[BaseTool],
+        tools: Sequence[ToolLike],
         *,
         middleware: Sequence[AgentMiddleware] = (),
         system_prompt: str | None = None,

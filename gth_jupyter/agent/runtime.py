@@ -17,13 +17,12 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command, Interrupt
 
 from .client_tools import CLIENT_TOOL_INTERRUPT, ClientToolSpec
 from .events import ToolResultEvent
-from .graph import AgentGraph, GraphCache
+from .graph import AgentGraph, GraphCache, ToolLike, tool_like_name
 from .run_context import RunContext
 from .stream import StreamItem, StreamTranslator, ToolResultMessage
 
@@ -132,7 +131,7 @@ class Runtime:
     def __init__(
         self,
         model: BaseChatModel,
-        tools: Sequence[BaseTool] = (),
+        tools: Sequence[ToolLike] = (),
         *,
         checkpointer: BaseCheckpointSaver[Any],
         middleware: Sequence[AgentMiddleware] = (),
@@ -156,7 +155,7 @@ class Runtime:
 
     @property
     def tool_names(self) -> list[str]:
-        return [t.name for t in self.tools]
+        return [name for name in map(tool_like_name, self.tools) if name]
 
     def graph(self, client_tools: Sequence[ClientToolSpec] = ()) -> AgentGraph:
         return self._graphs.get(client_tools)
