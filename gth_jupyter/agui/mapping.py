@@ -16,6 +16,7 @@ from uuid import uuid4
 import ag_ui.core as agui
 from ag_ui.core import (
     BaseEvent,
+    CustomEvent,
     ReasoningEndEvent,
     ReasoningMessageContentEvent,
     ReasoningMessageEndEvent,
@@ -38,6 +39,7 @@ from ..agent.runtime import PendingInterrupt, RunEnd
 from ..agent.stream import AssistantMessageStart, StreamItem, ToolResultMessage
 
 PROTOCOL_VERSION = "1.0"
+TOOL_OUTPUT_EVENT = "gth.tool_output"
 
 
 def error_code(exc: BaseException) -> str:
@@ -157,7 +159,15 @@ class EventMapper:
                 yield ReasoningMessageContentEvent(message_id=self._reasoning_id, delta=item.delta)
         elif isinstance(item, ev.ReasoningEndEvent):
             yield from self._close_reasoning()
-        # tool_output has no AG-UI event of its own; the widget reads it over the comm channel.
+        elif isinstance(item, ev.ToolOutputEvent):
+            # AG-UI has no event for live tool output: a CUSTOM event carries it, which any
+            # client may ignore and the widget shows inside the tool's card.
+            value: dict[str, Any] = {"chunk": item.chunk, "name": item.name}
+            if item.id is not None:
+                value["toolCallId"] = item.id
+            if item.is_notice:
+                value["isNotice"] = True
+            yield CustomEvent(name=TOOL_OUTPUT_EVENT, value=value)
 
     def _open_text(self) -> TextMessageStartEvent:
         base = self._assistant_id or str(uuid4())

@@ -380,3 +380,29 @@ async def test_any_other_interrupt_ends_with_the_interrupt_outcome_and_resumes(
     check_well_formed(events)
     assert of_type(events, "TOOL_CALL_RESULT")[0]["content"] == "deployed"
     assert text_of(events) == "All done."
+
+
+async def test_live_tool_output_travels_as_a_custom_event(make_runtime) -> None:
+    from langchain_core.tools import tool
+    from langgraph.config import get_stream_writer
+
+    @tool
+    def noisy() -> str:
+        """Prints two lines."""
+        write = get_stream_writer()
+        for line in ("one\n", "two\n"):
+            write({"type": "tool_output", "chunk": line, "name": "noisy", "id": "call-n"})
+        return "ok"
+
+    runtime = make_runtime(
+        [{"toolCalls": [{"name": "noisy", "id": "call-n"}]}, "Done."], tools=[noisy]
+    )
+    events = await run_events(runtime, body("t", "r1", [user("u1", "go")]))
+    check_well_formed(events)
+    custom = of_type(events, "CUSTOM")
+    assert [e["value"]["chunk"] for e in custom] == ["one\n", "two\n"]
+    assert custom[0] == {
+        "type": "CUSTOM",
+        "name": "gth.tool_output",
+        "value": {"chunk": "one\n", "name": "noisy", "toolCallId": "call-n"},
+    }
