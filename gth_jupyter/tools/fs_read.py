@@ -18,12 +18,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Literal
 
-from langchain_core.tools import BaseTool, ToolException
+from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
 from gth_jupyter.tools import fs_listing
 from gth_jupyter.tools._base import make_tool
-from gth_jupyter.tools.workspace import PathDenied, Workspace
+from gth_jupyter.tools.workspace import PathDenied, Workspace, guarded
 
 __all__ = ["READ_TOOLS", "make_read_tools"]
 
@@ -133,22 +133,13 @@ def read(path: Path, a: ReadFileArgs) -> str:
     return cap(text, MAX_LINES, 1, True)
 
 
-async def _guard(action: str, run: Callable[[], str]) -> str:
-    """Run ``run`` off the event loop; a refusal or an OS error becomes ``Error <action>: ...``."""
-    try:
-        return await asyncio.to_thread(run)
-    except (PathDenied, OSError, ValueError) as exc:
-        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ToolException(f"Error {action}: {detail}") from None
-
-
 def make_read_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
     """The read tools in ``names``, bound to ``ws``."""
 
     async def read_file(path: str, offset: int | None = None, limit: int | None = None,
                         head: int | None = None, tail: int | None = None) -> str:  # fmt: skip
         args = ReadFileArgs(path=path, offset=offset, limit=limit, head=head, tail=tail)
-        return await _guard(f"reading file {path}", lambda: read(ws.resolve(path), args))
+        return await guarded(f"reading file {path}", lambda: read(ws.resolve(path), args))
 
     def read_one(p: str) -> str:
         try:
@@ -165,15 +156,15 @@ def make_read_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
         return "\n".join(f"{'[DIR]' if e.is_dir() else '[FILE]'} {e.name}" for e in items)
 
     async def list_directory(path: str) -> str:
-        return await _guard(f"listing directory {path}", lambda: listing(path))
+        return await guarded(f"listing directory {path}", lambda: listing(path))
 
     async def list_directory_with_sizes(path: str, sortBy: str = "name") -> str:
-        return await _guard(
+        return await guarded(
             f"listing directory {path}", lambda: fs_listing.sized(ws, ws.resolve(path), sortBy)
         )
 
     async def directory_tree(path: str) -> str:
-        return await _guard(
+        return await guarded(
             f"building directory tree for {path}",
             lambda: json.dumps(fs_listing.tree(ws, ws.resolve(path)), indent=2),
         )
@@ -185,10 +176,10 @@ def make_read_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
             found = fs_listing.search(ws, ws.resolve(path), pattern, excludePatterns or [])
             return "\n".join(found) if found else "No matches found"
 
-        return await _guard(f"searching {path}", run)
+        return await guarded(f"searching {path}", run)
 
     async def get_file_info(path: str) -> str:
-        return await _guard(
+        return await guarded(
             f"getting file info for {path}", lambda: fs_listing.info(ws.resolve(path))
         )
 

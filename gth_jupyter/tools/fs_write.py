@@ -13,17 +13,16 @@ and the ``.gsloth`` configuration, so an agent cannot widen its own permissions 
 
 from __future__ import annotations
 
-import asyncio
 import difflib
 import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from langchain_core.tools import BaseTool, ToolException
+from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
 from gth_jupyter.tools._base import make_tool
-from gth_jupyter.tools.workspace import PathDenied, Workspace
+from gth_jupyter.tools.workspace import PathDenied, Workspace, guarded
 
 __all__ = ["WRITE_TOOLS", "make_write_tools"]
 
@@ -158,14 +157,6 @@ def _delete_dir(ws: Workspace, requested: str, recursive: bool) -> str:
     return f"Successfully deleted empty directory: {requested}"
 
 
-async def _guard(action: str, run: Callable[[], str]) -> str:
-    try:
-        return await asyncio.to_thread(run)
-    except (PathDenied, OSError, ValueError) as exc:
-        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ToolException(f"Error {action}: {detail}") from None
-
-
 def make_write_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
     """The write tools in ``names``, bound to ``ws``."""
 
@@ -196,25 +187,25 @@ def make_write_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
         return f"Successfully created directory {path}"
 
     async def write_file(path: str, content: str) -> str:
-        return await _guard(f"writing file {path}", lambda: write(path, content))
+        return await guarded(f"writing file {path}", lambda: write(path, content))
 
     async def edit_file(path: str, edits: list[Edit], dryRun: bool = False) -> str:
         items = [Edit.model_validate(e) for e in edits]
-        return await _guard(
+        return await guarded(
             f"editing file {path}", lambda: apply_edits(_writable(ws, path), items, dryRun, path)
         )
 
     async def create_directory(path: str) -> str:
-        return await _guard(f"creating directory {path}", lambda: mkdir(path))
+        return await guarded(f"creating directory {path}", lambda: mkdir(path))
 
     async def move_file(source: str, destination: str) -> str:
-        return await _guard(f"moving {source} to {destination}", lambda: move(source, destination))
+        return await guarded(f"moving {source} to {destination}", lambda: move(source, destination))
 
     async def delete_file(path: str) -> str:
-        return await _guard(f"deleting file {path}", lambda: delete(path))
+        return await guarded(f"deleting file {path}", lambda: delete(path))
 
     async def delete_directory(path: str, recursive: bool = False) -> str:
-        return await _guard(f"deleting directory {path}", lambda: _delete_dir(ws, path, recursive))
+        return await guarded(f"deleting directory {path}", lambda: _delete_dir(ws, path, recursive))
 
     specs: list[tuple[str, str, type[BaseModel], Callable[..., Awaitable[str]]]] = [
         (

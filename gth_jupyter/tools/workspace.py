@@ -8,9 +8,13 @@ through its nearest existing parent, which ``os.path.realpath`` resolves.
 
 from __future__ import annotations
 
+import asyncio
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from langchain_core.tools import ToolException
 
 from gth_jupyter.tools.aiignore import AiIgnore
 
@@ -69,3 +73,13 @@ class Workspace:
         if check_aiignore and self.hides(real):
             raise PathDenied(f"Access denied - {requested} is hidden by .aiignore")
         return real
+
+
+async def guarded(action: str, run: Callable[[], str]) -> str:
+    """Runs ``run`` off the event loop; a refusal or an OS error becomes ``Error <action>: ...``,
+    the wording Gaunt Sloth's file tools use."""
+    try:
+        return await asyncio.to_thread(run)
+    except (PathDenied, OSError, ValueError) as exc:
+        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ToolException(f"Error {action}: {detail}") from None
