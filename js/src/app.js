@@ -1,7 +1,7 @@
 // Wiring for one widget view: pick the transport, build the tool registry and the chat
 // controller, rehydrate the transcript from the server, and follow the model's traits
-// (`pending_prompt`, `model_label`, `offline`). Separate from widget.js so tests can mount it
-// with a fake model, a fake fetch and a manual animation frame.
+// (`pending_prompt`, `model_label`, `offline`, `show_event_log`). Separate from widget.js so
+// tests can mount it with a fake model, a fake fetch and a manual animation frame.
 
 import { randomUUID } from "@ag-ui/client";
 import { ChatController } from "./chat.js";
@@ -44,8 +44,7 @@ export function mount({ model, el, css, env = {} }) {
       }
       void chat.sendAction(action);
     },
-    onCancelInterrupts: (interrupts) =>
-      void chat?.resolveInterrupts(interrupts.map((i) => ({ interruptId: i.id, status: "cancelled" }))),
+    onResolveInterrupts: (resume) => void chat?.resolveInterrupts(resume),
   });
   const showTraits = () => view.setHeader({ modelLabel: model.get("model_label") || "", offline: Boolean(model.get("offline")) });
   showTraits();
@@ -60,6 +59,10 @@ export function mount({ model, el, css, env = {} }) {
     model.set("pending_prompt", "");
     model.save_changes?.();
   };
+  // `%gth --log` opens the event log; the header button still toggles it.
+  const showLog = () => view.showLog(Boolean(model.get("show_event_log")));
+  showLog();
+  model.on("change:show_event_log", showLog);
   model.on("change:model_label", showTraits);
   model.on("change:offline", showTraits);
   model.on("change:pending_prompt", sendPending);
@@ -91,9 +94,10 @@ export function mount({ model, el, css, env = {} }) {
       if (e.type === "run-state" && !e.running) sendPending();
     });
     try {
-      const messages = await backend.history(threadId);
+      const thread = await backend.history(threadId);
       if (disposed) return;
-      if (messages.length) chat.setHistory(messages);
+      if (thread.messages.length) chat.setHistory(thread.messages);
+      chat.restoreInterrupts(thread.interrupts); // approvals still waiting get their cards again
     } catch (err) {
       view.addError("history_unavailable", `Could not load this conversation: ${/** @type {Error} */ (err).message}`);
     }
@@ -113,6 +117,7 @@ export function mount({ model, el, css, env = {} }) {
     model.off("change:model_label", showTraits);
     model.off("change:offline", showTraits);
     model.off("change:pending_prompt", sendPending);
+    model.off("change:show_event_log", showLog);
     view.destroy();
   };
 }

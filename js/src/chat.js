@@ -7,6 +7,7 @@
 // again, up to `maxRounds` times. Stop aborts the request and latches, so nothing is resumed.
 
 import { HttpAgent, randomUUID } from "@ag-ui/client";
+import { blocksThread, isInterrupt } from "./interrupts.js";
 import { errorOf, toContent } from "./tools/registry.js";
 
 /**
@@ -123,7 +124,26 @@ export class ChatController {
    */
   async resolveInterrupts(resume) {
     if (this.running) return false;
+    const asked = this.agent.pendingInterrupts;
     await this.#loop({ resume });
+    // Only a finished run replaces the pending interrupts. When the answers did not get through
+    // (a refusal, a failed request, Stop), ask again, or the thread could not go on.
+    if (this.agent.pendingInterrupts === asked && this.pendingInterrupts.length) {
+      this.emit({ type: "interrupt", interrupts: this.pendingInterrupts });
+    }
+    return true;
+  }
+
+  /**
+   * The interrupts the server's copy of the thread waits on (after a reload), so they can be
+   * answered again. Pending client tool calls alone do not hold the thread: the server drops
+   * them when the user moves on, so they are not restored.
+   * @param {any[]} interrupts
+   */
+  restoreInterrupts(interrupts) {
+    if (this.running || !Array.isArray(interrupts) || !blocksThread(interrupts)) return false;
+    this.agent.pendingInterrupts = interrupts.filter(isInterrupt);
+    this.emit({ type: "interrupt", interrupts: this.pendingInterrupts });
     return true;
   }
 

@@ -37,3 +37,86 @@ export function renderMarkdown(/** @type {string} */ text) {
 export function setMarkdown(/** @type {HTMLElement} */ el, /** @type {string} */ text) {
   el.innerHTML = renderMarkdown(text);
 }
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const LIST_ITEM = /^([-+*]|\d{1,9}[.)])(\s|$)/;
+const REFERENCE_DEFINITION = /^ {0,3}\[[^\]]+\]:/m;
+
+/**
+ * Where `text` can be cut (at `from`, itself a cut, or later) so that the Markdown before the
+ * cut renders exactly as it does within the whole: the start of a line that follows a blank
+ * line outside fenced code, is not indented (it cannot continue a list item or an indented
+ * code block) and does not start a list item (a list with blank lines between its items is one
+ * loose list). A reference definition can change any block before it, so text that has one is
+ * never cut (0).
+ */
+export function stableCut(/** @type {string} */ text, from = 0) {
+  // Before `from` there is none (it would have stopped every cut), so only the rest is read.
+  if (REFERENCE_DEFINITION.test(from ? text.slice(from) : text)) return 0;
+  let cut = from;
+  /** @type {string | null} */
+  let fence = null;
+  let afterBlank = false;
+  for (let pos = from; pos < text.length; ) {
+    const end = text.indexOf("\n", pos);
+    if (end < 0) break; // the last line is still being written
+    const line = text.slice(pos, end);
+    if (fence) {
+      const close = FENCE.exec(line);
+      if (close && close[1][0] === fence[0] && close[1].length >= fence.length && !line.slice(close[0].length).trim()) fence = null;
+      afterBlank = false;
+    } else {
+      if (afterBlank && line && !/^\s/.test(line) && !LIST_ITEM.test(line)) cut = pos;
+      const open = FENCE.exec(line);
+      if (open) fence = open[1];
+      afterBlank = !open && !line.trim();
+    }
+    pos = end + 1;
+  }
+  return cut;
+}
+
+/**
+ * Streamed Markdown painted block by block: the blocks before the last `stableCut` are rendered
+ * once and kept, and only the rest is rendered again on each paint. Re-rendering the whole reply
+ * every frame would cost more per frame the longer the reply grows (markdown-it, then a layout
+ * of every block), until frames take longer than a frame. The result is the same HTML.
+ */
+export class MarkdownStream {
+  /** @param {HTMLElement} el */
+  constructor(el) {
+    this.el = el;
+    this.text = "";
+    this.cut = 0;
+    /** @type {ChildNode[]} the nodes after the cut */
+    this.tail = [];
+  }
+
+  /** Paint `text`, which usually extends the text painted before. */
+  set(/** @type {string} */ text) {
+    text = String(text ?? "");
+    let cut = text.startsWith(this.text) ? stableCut(text, this.cut) : 0;
+    if (cut < this.cut) {
+      this.el.replaceChildren();
+      this.tail = [];
+      this.cut = 0;
+      cut = stableCut(text, 0);
+    }
+    for (const node of this.tail) node.remove();
+    if (cut > this.cut) {
+      this.el.append(fragment(this.el, renderMarkdown(text.slice(this.cut, cut))));
+      this.cut = cut;
+    }
+    const tail = fragment(this.el, renderMarkdown(text.slice(cut)));
+    this.tail = [...tail.childNodes];
+    this.el.append(tail);
+    this.text = text;
+  }
+}
+
+/** HTML (from markdown-it only) to nodes. */
+function fragment(/** @type {HTMLElement} */ el, /** @type {string} */ html) {
+  const template = el.ownerDocument.createElement("template");
+  template.innerHTML = html;
+  return template.content;
+}

@@ -5,19 +5,20 @@
 
 import { A2uiHost } from "./a2ui/host.js";
 import { messagesFromActivity } from "./a2ui/normalize.js";
-import { setMarkdown } from "./markdown.js";
+import { MarkdownStream } from "./markdown.js";
 import { askInto } from "./view/ask.js";
 import { Composer } from "./view/composer.js";
 import { contentParts, h } from "./view/dom.js";
 import { EventLog } from "./view/eventlog.js";
 import { FrameScheduler } from "./view/frame.js";
+import { LiveParts } from "./view/live.js";
 import { ToolCard } from "./view/toolcard.js";
 
 export const A2UI_TOOL = "show_a2ui_surface";
 
 /**
  * @typedef {{ onSend: (text: string) => boolean, onStop: () => void, onAction: (action: object) => void,
- *   onCancelInterrupts: (interrupts: any[]) => void }} ViewHandlers
+ *   onResolveInterrupts: (resume: import("./interrupts.js").ResumeEntry[]) => void }} ViewHandlers
  */
 
 export class TranscriptView {
@@ -27,7 +28,7 @@ export class TranscriptView {
     this.handlers = opts;
     this.frames = new FrameScheduler(opts.raf);
     this.stats = { markdownRenders: 0 };
-    /** @type {Map<string, { el: any, body: any, text: string, role: string }>} */
+    /** @type {Map<string, { el: any, body: any, text: string, role: string, markdown?: MarkdownStream }>} */
     this.messages = new Map();
     /** @type {Map<string, ToolCard>} */
     this.cards = new Map();
@@ -41,7 +42,7 @@ export class TranscriptView {
     this.transport = h(doc, "span", { cls: "gth-transport" });
     this.logToggle = h(doc, "button", { cls: "gth-log-toggle", text: "Events", attrs: { type: "button", "aria-pressed": "false" } });
     this.log = new EventLog(doc, this.frames);
-    this.logToggle.addEventListener("click", () => this.logToggle.setAttribute("aria-pressed", String(this.log.toggle())));
+    this.logToggle.addEventListener("click", () => this.showLog(!this.log.visible));
     this.list = h(doc, "div", { cls: "gth-transcript", attrs: { role: "log", "aria-live": "polite" } });
     this.composer = new Composer(doc, { onSend: opts.onSend, onStop: opts.onStop });
     this.root = h(doc, "div", { cls: "gth-root", data: { state: "idle" } }, [
@@ -50,6 +51,8 @@ export class TranscriptView {
       this.composer.el,
     ]);
     opts.el.append(this.root);
+    /** Tool output, the checklist, the status line, interrupt cards (src/view/live.js). */
+    this.live = new LiveParts(this, { onResolveInterrupts: (resume) => opts.onResolveInterrupts(resume) });
     // Follow the stream unless the reader scrolled up.
     this.stick = true;
     this.list.addEventListener("scroll", () => {
@@ -80,6 +83,11 @@ export class TranscriptView {
     }
   }
 
+  /** Show or hide the AG-UI event log (the header toggle, or the `show_event_log` trait). */
+  showLog(/** @type {boolean} */ show) {
+    this.logToggle.setAttribute("aria-pressed", String(this.log.toggle(show)));
+  }
+
   /** Ready once the history has loaded (browser tests wait for `.gth-root[data-ready=true]`). */
   setReady(/** @type {boolean} */ ready, /** @type {string} */ threadId = "") {
     this.root.dataset.ready = String(ready);
@@ -94,6 +102,7 @@ export class TranscriptView {
 
   /** Handle one controller event. @param {import("./chat.js").ChatEvent} e */
   handle(e) {
+    this.live.handle(e);
     switch (e.type) {
       case "agui":
         this.log.add(e.event);
@@ -174,10 +183,11 @@ export class TranscriptView {
     this.frames.mark(`msg:${id}`, () => this.paintMessage(m));
   }
 
-  /** @param {{ el: any, body: any, text: string, role: string }} m */
+  /** @param {{ el: any, body: any, text: string, role: string, markdown?: MarkdownStream }} m */
   paintMessage(m) {
     if (m.role === "assistant") {
-      setMarkdown(m.body, m.text);
+      m.markdown ??= new MarkdownStream(m.body);
+      m.markdown.set(m.text);
       this.stats.markdownRenders += 1;
     } else m.body.textContent = m.text;
   }
@@ -242,20 +252,9 @@ export class TranscriptView {
     this.append(h(this.doc, "div", { cls: `gth-note gth-note-${kind}`, text }));
   }
 
+  /** One card per interrupt: Approve / Edit / Reject for approvals, Cancel for the rest. */
   addInterrupts(/** @type {any[]} */ interrupts) {
-    const cancel = h(this.doc, "button", { cls: "gth-interrupt-cancel", text: "Cancel", attrs: { type: "button" } });
-    const block = h(this.doc, "div", { cls: "gth-interrupt", data: { state: "pending" } }, [
-      ...interrupts.map((i) =>
-        h(this.doc, "p", { cls: "gth-interrupt-message", data: { interruptId: String(i.id) }, text: i.message || `The agent is waiting (${i.reason}).` }),
-      ),
-      cancel,
-    ]);
-    cancel.addEventListener("click", () => {
-      cancel.disabled = true;
-      block.dataset.state = "cancelled";
-      this.handlers.onCancelInterrupts(interrupts);
-    });
-    this.append(block);
+    this.live.showInterrupts(interrupts);
   }
 
   /** Rebuild the transcript from the server's messages (every render rehydrates). */

@@ -5,6 +5,7 @@
 // over either: `commFetch` turns the kernel's chunk messages into a Response body stream.
 
 import { abortError, commRequest, listen, newRequestId } from "./comm.js";
+import { threadOf } from "./interrupts.js";
 
 /** @typedef {import("./comm.js").AnyModel} AnyModel */
 /** @typedef {(url: string, init?: RequestInit) => Promise<Response>} FetchFn */
@@ -160,6 +161,90 @@ export function commFetch(model) {
     });
 }
 
+/** Resolve in a later task (not a microtask), so the browser may paint in between. */
+export function nextTask() {
+  return new Promise((resolve) => {
+    if (typeof MessageChannel === "function") {
+      // Unlike nested setTimeout(0), not clamped to 4 ms.
+      const { port1, port2 } = new MessageChannel();
+      port1.onmessage = () => {
+        port1.close();
+        resolve(undefined);
+      };
+      port2.postMessage(null);
+    } else setTimeout(resolve, 0);
+  });
+}
+
+/**
+ * Hand a streamed body on in pieces, one piece per task. The AG-UI client parses every chunk
+ * it reads and applies all of its events in one chain of microtasks, and applying an event
+ * costs more as the reply grows (the client copies the conversation after each one), so a
+ * burst (a fast model, the kernel's coalesced comm chunks) would block the page for as long as
+ * thousands of events take. Pieces end at a line break where possible; their size adapts so
+ * that each task (handling one piece, and any paint due) stays near `budgetMs`.
+ * @param {ReadableStream<Uint8Array>} body
+ * @param {{ budgetMs?: number, minBytes?: number, maxBytes?: number, now?: () => number,
+ *   yieldTask?: () => Promise<unknown> }} [opts]
+ * @returns {ReadableStream<Uint8Array>}
+ */
+export function sliceStream(body, opts = {}) {
+  const { budgetMs = 10, minBytes = 256, maxBytes = 65536, now = () => performance.now(), yieldTask = nextTask } = opts;
+  const reader = body.getReader();
+  /** @type {Uint8Array | null} */
+  let chunk = null;
+  let offset = 0;
+  let size = 1024; // small at first: the first events of a run meet cold code
+  let sentAt = -1;
+  return new ReadableStream(
+    {
+      async pull(controller) {
+        if (sentAt >= 0) {
+          // The piece handed on last has been handled by the time this task runs.
+          await yieldTask();
+          const took = now() - sentAt;
+          if (took > budgetMs) size = Math.max(minBytes, size >> 1);
+          else if (took < budgetMs / 4) size = Math.min(maxBytes, size << 1);
+        }
+        if (!chunk || offset >= chunk.length) {
+          const { done, value } = await reader.read();
+          if (done) {
+            controller.close();
+            return;
+          }
+          chunk = value;
+          offset = 0;
+        }
+        let end = Math.min(chunk.length, offset + size);
+        if (end < chunk.length) {
+          const newline = chunk.lastIndexOf(10, end - 1);
+          if (newline >= offset) end = newline + 1;
+        }
+        controller.enqueue(chunk.subarray(offset, end));
+        offset = end;
+        sentAt = now();
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/**
+ * `fetch` whose event-stream responses are read through `sliceStream`.
+ * @param {FetchFn} fetchFn
+ * @returns {FetchFn}
+ */
+export function slicedFetch(fetchFn) {
+  return async (url, init) => {
+    const res = await fetchFn(url, init);
+    if (!res.ok || !res.body || !(res.headers.get("content-type") || "").includes("text/event-stream")) return res;
+    return new Response(sliceStream(res.body), { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+}
+
 /**
  * Pick the transport: "http" when `GET {base}gth/health` answers 200 JSON within `timeoutMs`,
  * else "comm". Explicit "http" or "comm" is returned as is.
@@ -194,12 +279,12 @@ export function createBackend(kind, { model, baseUrl, fetchImpl, doc }) {
   if (kind === "comm") {
     return {
       kind,
-      fetch: commFetch(model),
+      fetch: slicedFetch(commFetch(model)),
       runUrl: (/** @type {string} */ agent) => `comm:gth/agents/${encodeURIComponent(agent)}/run`,
-      /** @param {string} _threadId */
-      async history(_threadId) {
-        const reply = await commRequest(model, "history");
-        return Array.isArray(reply.messages) ? reply.messages : [];
+      /** @param {string} threadId */
+      async history(threadId) {
+        const reply = await commRequest(model, "history", { extra: { threadId } });
+        return threadOf(reply); // {messages, interrupts}
       },
       async info() {
         return null;
@@ -215,12 +300,12 @@ export function createBackend(kind, { model, baseUrl, fetchImpl, doc }) {
   };
   return {
     kind,
-    fetch: f,
+    fetch: slicedFetch(f),
     runUrl: (/** @type {string} */ agent) => `${baseUrl}gth/agents/${encodeURIComponent(agent)}/run`,
     /** @param {string} threadId */
     async history(threadId) {
       const body = await getJson(`gth/threads/${encodeURIComponent(threadId)}`);
-      return Array.isArray(body?.messages) ? body.messages : [];
+      return threadOf(body); // {messages, interrupts}
     },
     async info() {
       return getJson("gth/info");

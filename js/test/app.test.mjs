@@ -100,9 +100,26 @@ test("mount: comm transport when the server route is missing", async () => {
   const cleanup = mount({ model, el, env: { fetch, location: { protocol: "http:" }, raf: (cb) => setTimeout(cb, 0) } });
   await until(() => !el.querySelector(".gth-send").disabled, "ready");
   assert.equal(el.querySelector(".gth-root").dataset.transport, "comm");
+  // The kernel keeps many threads: the history request names the widget's.
+  assert.equal(model.sent.find((m) => m.type === "history").threadId, "t9");
   const input = el.querySelector(".gth-input");
   input.value = "hello";
   el.querySelector(".gth-send").dispatchEvent(new (makeDom().window.Event)("click"));
   await until(() => el.querySelector("[data-message-id=k1]")?.textContent.includes("over the comm"), "comm answer");
+  cleanup();
+});
+
+test("mount: show_event_log (%gth --log) opens the event log, and follows the trait", async () => {
+  const { document } = makeDom();
+  const el = document.createElement("div");
+  const model = fakeModel({ thread_id: "t1", transport: "auto", base_url: "/base/", client_tools: [], show_event_log: true });
+  const { fetch } = server([]);
+  const cleanup = mount({ model, el, env: { fetch, location: { protocol: "http:" }, raf: (cb) => setTimeout(cb, 0) } });
+  assert.equal(el.querySelector(".gth-eventlog").hidden, false);
+  assert.equal(el.querySelector(".gth-log-toggle").getAttribute("aria-pressed"), "true");
+  model.set("show_event_log", false);
+  assert.equal(el.querySelector(".gth-eventlog").hidden, true);
+  assert.equal(el.querySelector(".gth-log-toggle").getAttribute("aria-pressed"), "false");
+  await until(() => !el.querySelector(".gth-send").disabled, "ready");
   cleanup();
 });

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { parseHTML } from "linkedom";
-import { renderMarkdown } from "../src/markdown.js";
+import { MarkdownStream, renderMarkdown, stableCut } from "../src/markdown.js";
 
 const dom = (html) => {
   const { document } = parseHTML("<html><body><div id=r></div></body></html>");
@@ -50,4 +50,54 @@ test("ordinary Markdown renders", () => {
   assert.equal(r.querySelector("h1").textContent, "Title");
   assert.equal(r.querySelector("strong").textContent, "bold");
   assert.equal(r.querySelector("pre code").textContent.trim(), "print(1)");
+});
+
+const DOCS = [
+  "# Title\n\nA paragraph with **bold** and `code`.\n\nAnother one\nover two lines.\n\n## Next\n\nText.",
+  "- one\n- two\n\n- three (a loose list now)\n\n1. first\n2. second\n\n3. third\n\nAfter the list.",
+  "- item\n\n  continued in the item\n\n      indented code in the item\n\nOutside.",
+  "```py\ndef f():\n\n    return 1\n```\n\nText after.\n\n~~~\n```\nnot closed by backticks\n\nstill code\n~~~\n\nDone.",
+  "    indented code\n\n    still the same block\n\nparagraph",
+  "> quoted\n\n> another quote\n\nplain\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nend",
+  "See [the docs][d] and [more][m].\n\nMiddle paragraph.\n\n[d]: https://example.com/d\n[m]: https://example.com/m\n\nTail.",
+  "Setext heading\n==============\n\nText\n\n***\n\n* star item\n\n+ plus item\n\n10) paren item",
+];
+
+test("MarkdownStream: painting a growing text gives the HTML of rendering it whole, at every step", () => {
+  for (const doc of DOCS) {
+    const r = dom("");
+    const stream = new MarkdownStream(r);
+    const whole = dom("");
+    for (let n = 1; n <= doc.length; n += 1 + (n % 3)) {
+      const prefix = doc.slice(0, n);
+      stream.set(prefix);
+      whole.innerHTML = renderMarkdown(prefix);
+      assert.equal(r.innerHTML, whole.innerHTML, `at ${n} of ${JSON.stringify(doc)}`);
+    }
+    stream.set(doc);
+    whole.innerHTML = renderMarkdown(doc);
+    assert.equal(r.innerHTML, whole.innerHTML);
+  }
+});
+
+test("MarkdownStream: finished blocks are kept, only the tail is rendered again", () => {
+  const r = dom("");
+  const stream = new MarkdownStream(r);
+  stream.set("First paragraph.\n\nSecond\nparagraph");
+  const first = r.querySelector("p");
+  assert.equal(stream.cut, "First paragraph.\n\n".length);
+  stream.set("First paragraph.\n\nSecond\nparagraph, longer.");
+  assert.equal(r.querySelector("p"), first); // the same node: not rendered again
+  assert.equal(r.querySelectorAll("p").length, 2);
+  stream.set("Something else"); // not an extension: painted from scratch
+  assert.equal(r.textContent.trim(), "Something else");
+});
+
+test("stableCut: after a blank line, outside fences, not before indented or list lines", () => {
+  assert.equal(stableCut("a\n\nb\n"), 3);
+  assert.equal(stableCut("a\n\nb"), 0); // the last line is still being written
+  assert.equal(stableCut("```\na\n\nb\n"), 0);
+  assert.equal(stableCut("- a\n\n- b\n"), 0);
+  assert.equal(stableCut("a\n\n  b\n"), 0);
+  assert.equal(stableCut("a\n\n[x]: https://e.com\n\nb\n"), 0);
 });

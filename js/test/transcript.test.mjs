@@ -9,7 +9,7 @@ function setup(handlers = {}) {
   const queue = [];
   const raf = (cb) => queue.push(cb);
   const frame = () => queue.splice(0).forEach((cb) => cb());
-  const calls = { send: [], stop: 0, actions: [], cancels: [] };
+  const calls = { send: [], stop: 0, actions: [], resumes: [] };
   const el = document.createElement("div");
   document.body.append(el);
   const view = new TranscriptView({
@@ -19,7 +19,7 @@ function setup(handlers = {}) {
     onSend: (t) => (calls.send.push(t), true),
     onStop: () => calls.stop++,
     onAction: (a) => calls.actions.push(a),
-    onCancelInterrupts: (i) => calls.cancels.push(i),
+    onResolveInterrupts: (r) => calls.resumes.push(r),
     ...handlers,
   });
   const agui = (event) => view.handle({ type: "agui", event });
@@ -173,10 +173,10 @@ test("errors show their code; interrupts offer Cancel; Stop is enabled only whil
   view.handle({ type: "error", code: "run_busy", message: "Thread busy." });
   const err = el.querySelector(".gth-error[data-code=run_busy]");
   assert.equal(err.querySelector(".gth-error-code").textContent, "run_busy");
-  view.handle({ type: "interrupt", interrupts: [{ id: "i1", reason: "confirmation", message: "Delete it?" }] });
+  view.handle({ type: "interrupt", interrupts: [{ id: "i1", reason: "input_required", message: "Delete it?" }] });
   assert.equal(el.querySelector(".gth-interrupt-message[data-interrupt-id=i1]").textContent, "Delete it?");
   click(window, el.querySelector(".gth-interrupt-cancel"));
-  assert.equal(calls.cancels[0][0].id, "i1");
+  assert.deepEqual(calls.resumes, [[{ interruptId: "i1", status: "cancelled" }]]);
   const stop = el.querySelector(".gth-stop");
   assert.equal(stop.disabled, true);
   view.handle({ type: "run-state", running: true });

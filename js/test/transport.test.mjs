@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { parseHTML } from "linkedom";
 import { HttpAgent } from "@ag-ui/client";
-import { authHeaders, chooseTransport, commFetch, createBackend, httpFetch, resolveBaseUrl, xsrfToken } from "../src/transport.js";
+import { authHeaders, chooseTransport, commFetch, createBackend, httpFetch, resolveBaseUrl, slicedFetch, sliceStream, xsrfToken } from "../src/transport.js";
 import { fakeModel } from "../test-support/model.mjs";
 import { sse } from "../test-support/sse.mjs";
 
@@ -120,11 +120,17 @@ test("commFetch: abort sends {type: abort} and fails the stream with AbortError"
 test("comm backend: history over the comm", async () => {
   const model = fakeModel({}, {
     onSend: (msg, m) => {
-      if (msg.type === "history") setTimeout(() => m.deliver({ type: "history", requestId: msg.requestId, messages: [{ id: "u", role: "user", content: "x" }] }));
+      if (msg.type === "history") {
+        const interrupts = [{ id: "i1", reason: "confirmation", message: "Run ls?" }];
+        setTimeout(() => m.deliver({ type: "history", requestId: msg.requestId, messages: [{ id: "u", role: "user", content: "x" }], interrupts }));
+      }
     },
   });
   const backend = createBackend("comm", { model, baseUrl: "/" });
-  assert.deepEqual(await backend.history("t"), [{ id: "u", role: "user", content: "x" }]);
+  assert.deepEqual(await backend.history("t"), {
+    messages: [{ id: "u", role: "user", content: "x" }],
+    interrupts: [{ id: "i1", reason: "confirmation", message: "Run ls?" }],
+  });
 });
 
 test("http backend: run URL, history and info", async () => {
@@ -137,7 +143,76 @@ test("http backend: run URL, history and info", async () => {
   };
   const backend = createBackend("http", { model: fakeModel(), baseUrl: "/base/", fetchImpl, doc: null });
   assert.equal(backend.runUrl("default"), "/base/gth/agents/default/run");
-  assert.equal((await backend.history("a b")).length, 1);
+  assert.deepEqual(await backend.history("a b"), { messages: [{ id: "1", role: "user", content: "hi" }], interrupts: [] });
   assert.equal(calls[0], "/base/gth/threads/a%20b");
   assert.equal((await backend.info()).offline, true);
+});
+
+const bytesOf = (s) => new TextEncoder().encode(s);
+const streamOf = (chunks) =>
+  new ReadableStream({
+    start(c) {
+      for (const chunk of chunks) c.enqueue(bytesOf(chunk));
+      c.close();
+    },
+  });
+async function readAll(stream) {
+  const pieces = [];
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return pieces;
+    pieces.push(new TextDecoder().decode(value));
+  }
+}
+
+test("sliceStream: a burst is handed on in pieces ending at line breaks, a task apart", async () => {
+  const burst = sse(Array.from({ length: 400 }, (_, i) => ({ type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: `t${i} ` })));
+  let yields = 0;
+  const pieces = await readAll(sliceStream(streamOf([burst, "data: {}\n\n"]), { yieldTask: async () => void yields++ }));
+  assert.equal(pieces.join(""), burst + "data: {}\n\n");
+  assert.ok(pieces.length > 5, `${pieces.length} pieces`);
+  assert.ok(pieces.every((p) => p.endsWith("\n")));
+  assert.ok(pieces[0].length <= 1024); // small at first, growing while pieces are quick
+  assert.ok(pieces.some((p) => p.length > 1024));
+  assert.equal(yields, pieces.length); // one yield between pieces, and one before the end
+});
+
+test("sliceStream: pieces shrink when handling one takes longer than the budget, and grow back", async () => {
+  let clock = 0;
+  const sizes = [];
+  const stream = sliceStream(streamOf(["x\n".repeat(100000)]), {
+    now: () => clock,
+    yieldTask: async () => {
+      clock += sizes.length < 6 ? 40 : 1; // slow to handle at first, then fast
+    },
+  });
+  const reader = stream.getReader();
+  for (let i = 0; i < 14; i++) sizes.push((await reader.read()).value.length);
+  await reader.cancel();
+  assert.deepEqual(sizes.slice(0, 4), [1024, 512, 256, 256]);
+  assert.ok(sizes[13] > sizes[6], `${sizes}`);
+});
+
+test("slicedFetch: only event streams are re-chunked; cancelling reaches the source", async () => {
+  let cancelled = false;
+  const source = new ReadableStream({
+    pull(c) {
+      c.enqueue(bytesOf("data: {}\n\n"));
+    },
+    cancel() {
+      cancelled = true;
+    },
+  });
+  const json = Response.json({ ok: true });
+  const f = slicedFetch(async (url) =>
+    url === "json" ? json : new Response(source, { headers: { "Content-Type": "text/event-stream" } }),
+  );
+  assert.equal(await f("json"), json);
+  const res = await f("sse");
+  assert.equal(res.headers.get("content-type"), "text/event-stream");
+  const reader = res.body.getReader();
+  assert.equal(new TextDecoder().decode((await reader.read()).value), "data: {}\n\n");
+  await reader.cancel();
+  assert.equal(cancelled, true);
 });

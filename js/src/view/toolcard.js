@@ -4,9 +4,13 @@
 import { errorOf } from "../tools/registry.js";
 import { contentParts, h, imageDataUrl } from "./dom.js";
 
-const STATUS_TEXT = { running: "running…", done: "done", error: "error", stopped: "stopped", pending: "no result" };
+const STATUS_TEXT = { running: "running…", done: "done", error: "error", stopped: "stopped", pending: "no result", waiting: "awaiting approval" };
 const PREVIEW_CHARS = 600;
 const MAX_LINES = 200;
+const MAX_LINE_CHARS = 2000;
+
+/** A line as a terminal leaves it: text before a carriage return is drawn over. */
+const overwrite = (/** @type {string} */ text) => text.replace(/^[^]*\r(?=[^\r\n])/, "");
 
 export class ToolCard {
   /**
@@ -36,8 +40,10 @@ export class ToolCard {
       this.body,
       this.result,
     ]);
-    /** @type {string[]} */
+    /** @type {{ text: string, notice?: boolean }[]} complete output lines (the last MAX_LINES) */
     this.lines = [];
+    /** Streamed output after the last line break (shown as the last line). */
+    this.partial = "";
     this.setStatus("running");
   }
 
@@ -64,12 +70,49 @@ export class ToolCard {
     this.frames.mark(`args:${this.id}`, () => (this.argsPre.textContent = shown));
   }
 
+  /** One whole line of output (a browser tool's `ctx.log`). */
   addOutput(/** @type {string} */ line) {
-    this.lines.push(line);
+    this.#flushPartial();
+    this.lines.push({ text: String(line) });
+    this.#paintOutput();
+  }
+
+  /**
+   * Streamed output (`gth.tool_output` chunks): split on line breaks, a line may span chunks. A
+   * notice (the server's own note, such as a truncation) is a line of its own.
+   */
+  appendOutput(/** @type {string} */ chunk, { notice = false } = {}) {
+    if (notice) {
+      this.#flushPartial();
+      for (const text of String(chunk).replace(/\r?\n$/, "").split(/\r?\n/)) this.lines.push({ text, notice: true });
+    } else {
+      const parts = (this.partial + String(chunk)).split(/\r?\n/);
+      // A carriage return redraws its line (progress bars): keep what comes after the last one.
+      this.partial = overwrite(/** @type {string} */ (parts.pop())).slice(-MAX_LINE_CHARS);
+      for (const text of parts) this.lines.push({ text: overwrite(text) });
+    }
+    this.#paintOutput();
+  }
+
+  #flushPartial() {
+    if (this.partial) this.lines.push({ text: this.partial });
+    this.partial = "";
+  }
+
+  #paintOutput() {
     if (this.lines.length > MAX_LINES) this.lines.splice(0, this.lines.length - MAX_LINES);
     this.frames.mark(`out:${this.id}`, () => {
-      this.output.hidden = false;
-      this.output.replaceChildren(...this.lines.map((l) => h(this.doc, "div", { cls: "gth-tool-line", text: l })));
+      const shown = this.partial ? [...this.lines, { text: this.partial }] : this.lines;
+      this.output.hidden = shown.length === 0;
+      this.output.replaceChildren(
+        ...shown.slice(-MAX_LINES).map((l) =>
+          h(this.doc, "div", {
+            cls: l.notice ? "gth-tool-line gth-tool-notice" : "gth-tool-line",
+            text: l.text.length > MAX_LINE_CHARS ? `${l.text.slice(0, MAX_LINE_CHARS)}…` : l.text,
+          }),
+        ),
+      );
+      this.output.scrollTop = this.output.scrollHeight;
     });
   }
 

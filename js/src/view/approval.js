@@ -1,0 +1,267 @@
+// Interrupt cards. An approval (`reason: "confirmation"`) gets Approve / Edit / Reject, with the
+// tool's arguments editable as JSON; any other interrupt gets its message and Cancel. The
+// interrupts a run stopped on form one batch: one card each, and the batch's `resume` is sent
+// once, when every card has been answered (the client refuses a resume that leaves one out).
+// Buttons act only on a person's gesture (`event.isTrusted`), so agent-made UI or scripts in
+// the page cannot approve anything.
+
+import {
+  approvalDetails,
+  approve,
+  approveEdited,
+  cancel,
+  isApproval,
+  isExpired,
+  parseEditedArgs,
+  reject,
+} from "../interrupts.js";
+import { h } from "./dom.js";
+
+/**
+ * @typedef {import("../interrupts.js").Interrupt} Interrupt
+ * @typedef {import("../interrupts.js").ResumeEntry} ResumeEntry
+ * @typedef {{ el: any, refresh: () => void }} Card
+ */
+
+const DECISION_TEXT = {
+  approved: "Approved.",
+  edited: "Approved with edited arguments.",
+  rejected: "Rejected.",
+  cancelled: "Cancelled.",
+};
+
+/** Run `fn` only for a person's click or key press. */
+const trusted = (/** @type {(ev: any) => void} */ fn) => (/** @type {any} */ ev) => {
+  if (ev?.isTrusted) fn(ev);
+};
+
+/** The interrupts of one finished run, answered together. */
+class Batch {
+  /**
+   * @param {Interrupt[]} interrupts
+   * @param {(resume: ResumeEntry[]) => void} onResolve
+   */
+  constructor(interrupts, onResolve) {
+    this.ids = interrupts.map((i) => i.id);
+    this.onResolve = onResolve;
+    /** @type {Map<string, ResumeEntry>} */
+    this.answers = new Map();
+    /** @type {Card[]} */
+    this.cards = [];
+    this.sent = false;
+  }
+
+  get waiting() {
+    return this.ids.length - this.answers.size;
+  }
+
+  /** Record one answer; send them all once the last one is in. False when it came too late. */
+  answer(/** @type {string} */ id, /** @type {ResumeEntry} */ entry) {
+    if (this.sent || this.answers.has(id)) return false;
+    this.answers.set(id, entry);
+    if (!this.waiting) this.sent = true;
+    for (const c of this.cards) c.refresh();
+    if (this.sent) this.onResolve(this.ids.map((i) => /** @type {ResumeEntry} */ (this.answers.get(i))));
+    return true;
+  }
+
+  /** Said under an answered card while others still wait. */
+  note() {
+    if (this.sent || !this.waiting) return "";
+    return ` It is sent when the other ${this.waiting === 1 ? "request is" : `${this.waiting} requests are`} answered.`;
+  }
+}
+
+export class InterruptCards {
+  /**
+   * @param {Document} doc
+   * @param {{ append: (node: any) => void, onResolve: (resume: ResumeEntry[]) => void }} opts
+   */
+  constructor(doc, opts) {
+    this.doc = doc;
+    this.opts = opts;
+    /** @type {Batch[]} */
+    this.batches = [];
+  }
+
+  /** One card per interrupt, appended in order; returns the cards' elements. */
+  show(/** @type {Interrupt[]} */ interrupts) {
+    const list = interrupts.filter((i) => i && typeof i.id === "string");
+    if (!list.length) return [];
+    const batch = new Batch(list, this.opts.onResolve);
+    this.batches.push(batch);
+    for (const i of list) {
+      const card = isApproval(i) ? this.#approvalCard(i, batch) : this.#genericCard(i, batch);
+      batch.cards.push(card);
+      this.opts.append(card.el);
+    }
+    return batch.cards.map((c) => c.el);
+  }
+
+  /** Forget every batch (the transcript was rebuilt). */
+  reset() {
+    this.batches = [];
+  }
+
+  /** @param {Interrupt} i @param {Batch} batch @returns {Card} */
+  #approvalCard(i, batch) {
+    const doc = this.doc;
+    const d = approvalDetails(i);
+    const argsText = stringify(d.args);
+    const approveBtn = h(doc, "button", { cls: "gth-approve", text: "Approve", attrs: { type: "button" } });
+    const editBtn = h(doc, "button", { cls: "gth-edit", text: "Edit", attrs: { type: "button", "aria-expanded": "false" } });
+    const rejectBtn = h(doc, "button", { cls: "gth-reject", text: "Reject", attrs: { type: "button" } });
+    const input = h(doc, "textarea", {
+      cls: "gth-approval-input",
+      attrs: { rows: String(Math.min(12, Math.max(3, argsText.split("\n").length))), spellcheck: "false", "aria-label": "Edited arguments (JSON)" },
+    });
+    input.value = argsText;
+    const error = h(doc, "p", { cls: "gth-approval-error", attrs: { role: "alert" } });
+    error.hidden = true;
+    const submitBtn = h(doc, "button", { cls: "gth-approval-submit", text: "Approve with these arguments", attrs: { type: "button" } });
+    const backBtn = h(doc, "button", { cls: "gth-approval-back", text: "Back", attrs: { type: "button" } });
+    const editor = h(doc, "div", { cls: "gth-approval-editor" }, [
+      input,
+      h(doc, "div", { cls: "gth-approval-editor-actions" }, [submitBtn, backBtn]),
+    ]);
+    editor.hidden = true;
+    const args = h(doc, "details", { cls: "gth-approval-args" }, [
+      h(doc, "summary", { text: "Arguments" }),
+      h(doc, "pre", { cls: "gth-approval-args-text", text: argsText }),
+    ]);
+    if (!d.command) args.open = true;
+    const decision = h(doc, "p", { cls: "gth-approval-decision", attrs: { role: "status" } });
+    decision.hidden = true;
+    const el = h(
+      doc,
+      "div",
+      { cls: "gth-approval", data: { interruptId: i.id, state: "pending", toolName: d.toolName }, attrs: { role: "group", "aria-label": "Approval needed" } },
+      [
+        h(doc, "div", { cls: "gth-approval-head" }, [
+          h(doc, "span", { cls: "gth-approval-title", text: "Approval needed" }),
+          d.toolName ? h(doc, "span", { cls: "gth-approval-tool", text: d.toolName }) : null,
+        ]),
+        h(doc, "p", { cls: "gth-approval-message", text: i.message || `The agent wants to call ${d.toolName || "a tool"}.` }),
+        d.command ? h(doc, "pre", { cls: "gth-approval-command", text: d.command }) : null,
+        d.rating?.verdict
+          ? h(doc, "p", {
+              cls: "gth-approval-rating",
+              data: { verdict: String(d.rating.verdict) },
+              text: `Rated ${d.rating.verdict}${d.rating.reason ? `: ${d.rating.reason}` : ""}`,
+            })
+          : null,
+        d.validationError ? h(doc, "p", { cls: "gth-approval-invalid", text: d.validationError }) : null,
+        args,
+        editor,
+        error,
+        h(doc, "div", { cls: "gth-approval-actions" }, [approveBtn, editBtn, rejectBtn]),
+        decision,
+      ],
+    );
+
+    /** @type {keyof typeof DECISION_TEXT | null} */
+    let state = null;
+    const controls = [approveBtn, editBtn, rejectBtn, submitBtn, backBtn, input];
+    const card = {
+      el,
+      refresh: () => {
+        if (!state) return;
+        decision.textContent = DECISION_TEXT[state] + batch.note();
+      },
+    };
+    const decide = (/** @type {keyof typeof DECISION_TEXT} */ how, /** @type {ResumeEntry} */ entry) => {
+      if (state || batch.sent) return;
+      if (isExpired(i)) {
+        // An expired request can only be cancelled (the server reads that as a rejection).
+        if (how !== "rejected") return showError("This request has expired; it can only be rejected.");
+        entry = cancel(i.id);
+      }
+      state = how;
+      el.dataset.state = how;
+      for (const c of controls) c.disabled = true;
+      decision.hidden = false;
+      batch.answer(i.id, entry);
+      card.refresh();
+    };
+    const openEditor = (/** @type {boolean} */ open) => {
+      editor.hidden = !open;
+      args.hidden = open;
+      editBtn.setAttribute("aria-expanded", String(open));
+      if (!open) error.hidden = true;
+      if (open) input.focus?.();
+    };
+    const showError = (/** @type {string} */ message) => {
+      error.textContent = message;
+      error.hidden = false;
+    };
+    const submitEdit = () => {
+      const parsed = parseEditedArgs(input.value);
+      if (!parsed.ok) {
+        showError(parsed.error);
+        input.setAttribute("aria-invalid", "true");
+        return;
+      }
+      error.hidden = true;
+      input.removeAttribute("aria-invalid");
+      decide("edited", approveEdited(i.id, parsed.value));
+    };
+    approveBtn.addEventListener("click", trusted(() => decide("approved", approve(i.id))));
+    rejectBtn.addEventListener("click", trusted(() => decide("rejected", reject(i.id))));
+    editBtn.addEventListener("click", trusted(() => openEditor(editor.hidden)));
+    backBtn.addEventListener("click", trusted(() => openEditor(false)));
+    submitBtn.addEventListener("click", trusted(submitEdit));
+    input.addEventListener(
+      "keydown",
+      trusted((/** @type {KeyboardEvent} */ ev) => {
+        if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
+          ev.preventDefault();
+          submitEdit();
+        }
+      }),
+    );
+    return card;
+  }
+
+  /** @param {Interrupt} i @param {Batch} batch @returns {Card} */
+  #genericCard(i, batch) {
+    const doc = this.doc;
+    const cancelBtn = h(doc, "button", { cls: "gth-interrupt-cancel", text: "Cancel", attrs: { type: "button" } });
+    const decision = h(doc, "p", { cls: "gth-interrupt-decision", attrs: { role: "status" } });
+    decision.hidden = true;
+    const el = h(doc, "div", { cls: "gth-interrupt", data: { interruptId: i.id, state: "pending", reason: String(i.reason ?? "") } }, [
+      h(doc, "p", { cls: "gth-interrupt-message", data: { interruptId: i.id }, text: i.message || `The agent is waiting (${i.reason ?? "interrupt"}).` }),
+      cancelBtn,
+      decision,
+    ]);
+    let done = false;
+    const card = {
+      el,
+      refresh: () => {
+        if (done) decision.textContent = DECISION_TEXT.cancelled + batch.note();
+      },
+    };
+    cancelBtn.addEventListener(
+      "click",
+      trusted(() => {
+        if (done || batch.sent) return;
+        done = true;
+        cancelBtn.disabled = true;
+        el.dataset.state = "cancelled";
+        decision.hidden = false;
+        batch.answer(i.id, cancel(i.id));
+        card.refresh();
+      }),
+    );
+    return card;
+  }
+}
+
+/** Arguments as pretty JSON (a string argument is shown as it is). */
+function stringify(/** @type {any} */ value) {
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value ?? {}, null, 2) ?? "{}";
+  } catch {
+    return String(value);
+  }
+}
