@@ -1,0 +1,469 @@
+"""Real JupyterLab 4 / Notebook 7 servers and notebook pages for the browser tests.
+
+A ``JupyterServer`` runs ``jupyter lab`` or ``jupyter notebook`` in a subprocess on a free
+loopback port, behind a random token, with its own root, data, settings and workspace folders.
+Its scripted model (``.gsloth.config.json`` in the root) holds the responses of every test in
+the module, one block per test, in the module's order. The first test to need the server starts
+it; ``use_script(key)`` checks that the model has been called exactly as often as the blocks
+before ``key`` need, and otherwise restarts the server with the script from ``key`` on, so a
+failed test cannot shift the script of the next, and ``-k`` picks any test alone.
+``NotebookPage`` drives one notebook in either app through the UI.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import psutil
+from playwright.sync_api import Locator, Page, expect
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "test-artifacts" / "browser"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--use-fake-device-for-media-stream",
+    "--use-fake-ui-for-media-stream",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+APPS = ("lab", "notebook")
+START_TIMEOUT_S = 90
+# Steps in a page: generous for a loaded 2-core machine, short enough to fail in good time.
+STEP_MS = 30_000
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-")
+
+
+def fake_config(responses: Sequence[Any], record_path: Path) -> dict[str, Any]:
+    return {
+        "llm": {
+            "type": "fake",
+            "responses": list(responses),
+            "tokenDelayMs": 0,
+            "recordPath": str(record_path),
+        },
+        "builtInTools": ["show_a2ui_surface"],
+        "middleware": ["frontend-image-injection"],
+    }
+
+
+def write_config(folder: Path, responses: Sequence[Any], record_path: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(fake_config(responses, record_path), indent=1)
+    (folder / ".gsloth.config.json").write_text(text, encoding="utf-8")
+
+
+def write_notebook(path: Path, sources: Sequence[str]) -> None:
+    nb = nbformat.v4.new_notebook()  # type: ignore[no-untyped-call]
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]  # type: ignore[no-untyped-call]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(path))  # type: ignore[no-untyped-call]
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def kill_tree(proc: subprocess.Popen[bytes], grace_s: float = 15) -> None:
+    """SIGTERM the server (it shuts its kernels down), then SIGKILL whatever is left of the
+    tree. Kernels run in their own sessions, so they are collected by pid, not by group."""
+    try:
+        parent = psutil.Process(proc.pid)
+        tree = [parent, *parent.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        tree = []
+    with contextlib.suppress(ProcessLookupError):
+        proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        pass
+    _, alive = psutil.wait_procs([p for p in tree if p.is_running()], timeout=3)
+    for p in alive:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            p.kill()
+    psutil.wait_procs(alive, timeout=5)
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait(5)
+
+
+@dataclass
+class Script:
+    """One test's block of the server's script, and the model calls it caused."""
+
+    record_path: Path
+    offset: int
+    responses: list[Any]
+
+    def records(self) -> list[dict[str, Any]]:
+        return read_records(self.record_path)[self.offset :]
+
+    def wait_records(self, n: int, timeout_s: float = 15) -> list[dict[str, Any]]:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            records = self.records()
+            if len(records) >= n or time.monotonic() > deadline:
+                return records
+            time.sleep(0.1)
+
+
+class JupyterServer:
+    """``jupyter lab`` or ``jupyter notebook`` with the extension on the scripted model."""
+
+    def __init__(self, app: str, home: Path, scripts: Mapping[str, Sequence[Any]]) -> None:
+        assert app in APPS, app
+        self.app = app
+        self.home = home
+        self.root = home / "root"
+        self.scripts = {k: list(v) for k, v in scripts.items()}
+        self.order = list(self.scripts)
+        self.token = secrets.token_hex(16)
+        self.port = 0
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.first_key: str | None = None
+        self.generation = 0
+        self.log_path = home / f"jupyter-{app}.log"
+        self.record_path = home / "calls-0.jsonl"
+        self._log: Any = None
+        self.root.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(
+            {
+                # The kernels' SQLite threads, the cookie secret and runtime files stay in here.
+                "JUPYTER_DATA_DIR": str(self.home / "data"),
+                "JUPYTER_RUNTIME_DIR": str(self.home / "runtime"),
+                "JUPYTERLAB_SETTINGS_DIR": str(self.home / "settings"),
+                "JUPYTERLAB_WORKSPACES_DIR": str(self.home / "workspaces"),
+                "PYTHONUNBUFFERED": "1",
+            }
+        )
+        env.pop("JUPYTER_TOKEN", None)
+        return env
+
+    def _write_settings(self) -> None:
+        # No "official Jupyter news?" toast over the notebook.
+        folder = self.home / "settings" / "@jupyterlab" / "apputils-extension"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "notification.jupyterlab-settings").write_text(
+            json.dumps({"fetchNews": "false", "checkForUpdates": False})
+        )
+
+    def start(self, from_key: str | None = None) -> None:
+        from_key = from_key or self.order[0]
+        start = self.order.index(from_key)
+        responses = [r for key in self.order[start:] for r in self.scripts[key]]
+        self.generation += 1
+        self.record_path = self.home / f"calls-{self.generation}.jsonl"
+        write_config(self.root, responses, self.record_path)
+        self._write_settings()
+        self.port = free_port()
+        self.first_key = from_key
+        self._log = self.log_path.open("ab")
+        self._log.write(f"\n==== start #{self.generation} (script from {from_key})\n".encode())
+        self._log.flush()
+        args = [
+            sys.executable,
+            "-m",
+            "jupyter",
+            self.app,
+            "--no-browser",
+            "--allow-root",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={self.port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={self.token}",
+            f"--ServerApp.root_dir={self.root}",
+            "--GthJupyterApp.checkpointer=memory",
+            # Never ask PyPI for extensions (the lab extension is loaded by both apps).
+            "--LabApp.extension_manager=readonly",
+        ]
+        self.proc = subprocess.Popen(
+            args,
+            cwd=self.home,
+            env=self.env(),
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(
+                    f"jupyter {self.app} exited: see {self.log_path}\n{self.log_tail()}"
+                )
+            try:
+                self.api("GET", "api/status", timeout=2)
+                return
+            except (OSError, urllib.error.URLError):
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"jupyter {self.app} did not start:\n{self.log_tail()}")
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            kill_tree(self.proc)
+            self.proc = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def restart(self, from_key: str) -> None:
+        self.stop()
+        self.start(from_key)
+
+    def log_size(self) -> int:
+        return self.log_path.stat().st_size if self.log_path.exists() else 0
+
+    def log_tail(self, chars: int = 6000) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-chars:]
+        except OSError:
+            return ""
+
+    def api(self, method: str, path: str, body: Any = None, timeout: float = 10) -> Any:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(
+            self.base_url + path,
+            data=data,
+            method=method,
+            headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            raw = response.read()
+        return json.loads(raw) if raw else None
+
+    def calls(self) -> int:
+        return len(read_records(self.record_path))
+
+    def ensure_started(self, from_key: str | None = None) -> None:
+        if self.proc is None:
+            self.start(from_key)
+
+    def use_script(self, key: str) -> Script:
+        """This test's block of the script, restarting the server if the model is not at the
+        start of it (a test before this one failed mid-way, or ran in another order)."""
+        if self.proc is None:
+            self.start(key)
+        assert self.first_key is not None
+        start, here = self.order.index(self.first_key), self.order.index(key)
+        expected = (
+            sum(len(self.scripts[k]) for k in self.order[start:here]) if here >= start else -1
+        )
+        if expected < 0 or self.calls() != expected:
+            self.restart(key)
+            expected = 0
+        return Script(self.record_path, expected, self.scripts[key])
+
+    def shutdown_sessions(self) -> None:
+        """End every kernel session (each test opens its own notebook)."""
+        with contextlib.suppress(OSError, urllib.error.URLError, ValueError):
+            for session in self.api("GET", "api/sessions") or []:
+                self.api("DELETE", f"api/sessions/{session['id']}")
+
+    def thread(self, thread_id: str) -> dict[str, Any]:
+        return dict(self.api("GET", f"gth/threads/{thread_id}"))
+
+    def notebook_url(self, rel_path: str) -> str:
+        if self.app == "lab":
+            return f"{self.base_url}lab/tree/{rel_path}?reset&token={self.token}"
+        return f"{self.base_url}notebooks/{rel_path}?token={self.token}"
+
+
+class NotebookPage:
+    """One notebook opened in JupyterLab or Notebook 7, driven through the UI."""
+
+    def __init__(self, page: Page, server: JupyterServer, name: str) -> None:
+        self.page = page
+        self.server = server
+        self.name = name
+        self.steps = 0
+        self.rel_path = ""
+        self.t0 = time.monotonic()
+        self.timeline: list[tuple[str, float]] = []
+
+    def mark(self, what: str) -> None:
+        """Note how long into the test a step came (printed with the test's output)."""
+        self.timeline.append((what, round(time.monotonic() - self.t0, 2)))
+
+    @property
+    def cells(self) -> Locator:
+        return self.page.locator(".jp-Notebook .jp-Cell")
+
+    def open(self, rel_path: str) -> None:
+        self.server.ensure_started()
+        self.rel_path = rel_path
+        self.page.goto(self.server.notebook_url(rel_path))
+        expect(self.cells.first).to_be_visible(timeout=60_000)
+        self.mark("notebook shown")
+        self.wait_kernel(rel_path)
+
+    def wait_kernel(self, rel_path: str, timeout_s: float = 60) -> None:
+        """Until the notebook's kernel is up, idle and connected to this page: JupyterLab
+        drops a Shift+Enter pressed while its kernel is still connecting."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            sessions = self.server.api("GET", "api/sessions") or []
+            kernels = [
+                s["kernel"] for s in sessions if s.get("path") == rel_path and s.get("kernel")
+            ]
+            if any(
+                k.get("connections", 0) > 0 and k.get("execution_state") == "idle" for k in kernels
+            ):
+                break
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the kernel of {rel_path} did not connect: {sessions}")
+            time.sleep(0.2)
+        expect(
+            self.page.locator(".jp-Notebook-ExecutionIndicator[data-status=idle]")
+        ).to_be_visible()
+        self.mark("kernel connected")
+
+    def run_cell(self, index: int) -> None:
+        """Select the cell, press Shift+Enter, and wait for its execution count.
+
+        While the app is still settling (restoring its layout, connecting the kernel) a
+        keystroke can land elsewhere; the prompt then stays ``[ ]`` rather than turning to
+        ``[*]``, so the press is repeated (a queued cell is never run twice)."""
+        cell = self.cells.nth(index)
+        prompt = cell.locator(".jp-InputPrompt")
+        for attempt in range(4):
+            cell.locator(".jp-InputArea-editor").click()
+            self.page.keyboard.press("Shift+Enter")
+            try:
+                expect(prompt).to_have_text(re.compile(r"\[[*\d]+\]"), timeout=4000)
+                break
+            except AssertionError:
+                self.mark(f"cell {index}: Shift+Enter not taken, again")
+                if attempt == 3:
+                    raise
+        expect(prompt).to_have_text(re.compile(r"\[\d+\]"), timeout=60_000)
+        self.mark(f"cell {index} ran")
+
+    def run_cells(self, *indexes: int) -> None:
+        for index in indexes:
+            self.run_cell(index)
+
+    def add_cell(self, source: str) -> None:
+        """Type a new code cell at the end (the notebook's last cell must be empty)."""
+        last = self.cells.last
+        last.locator(".jp-InputArea-editor").click()
+        self.page.keyboard.insert_text(source)
+
+    def save(self, timeout_s: float = 30) -> None:
+        """Ctrl+S, then wait until the file on disk holds the chat's widget output (a reload
+        restores the widget only from the saved notebook)."""
+        assert self.rel_path, "open() a notebook first"
+        self.cells.first.locator(".jp-InputPrompt").click()
+        self.page.keyboard.press("Control+s")
+        deadline = time.monotonic() + timeout_s
+        while True:
+            model = self.server.api("GET", f"api/contents/{self.rel_path}?content=1")
+            outputs = [o for c in model["content"]["cells"] for o in c.get("outputs", [])]
+            if any(WIDGET_VIEW in o.get("data", {}) for o in outputs):
+                break
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{self.rel_path} was not saved with the widget output")
+            time.sleep(0.2)
+        self.mark("saved")
+
+    def widget(self, index: int = -1) -> Locator:
+        roots = self.page.locator(".gth-root")
+        return roots.last if index == -1 else roots.nth(index)
+
+    def ready_widget(self, index: int = -1) -> Locator:
+        root = self.widget(index)
+        expect(root).to_have_attribute("data-ready", "true", timeout=60_000)
+        return root
+
+    def shot(self, step: str) -> Path:
+        """A screenshot of the page with the (last) chat in view."""
+        self.steps += 1
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        path = ARTIFACTS / f"{self.name}-{self.steps:02d}-{slug(step)}.png"
+        with contextlib.suppress(Exception):
+            if self.page.locator(".gth-root").count():
+                self.widget().scroll_into_view_if_needed(timeout=2000)
+        self.page.screenshot(path=str(path))
+        self.mark(f"screenshot {path.name}")
+        return path
+
+
+def transcript(root: Locator) -> list[tuple[str, str]]:
+    """The chat's messages as (role, text), in order."""
+    items = root.locator(".gth-msg").evaluate_all(
+        """els => els.map(e => [e.classList.contains('gth-msg-user') ? 'user' : 'assistant',
+                                 e.querySelector('.gth-msg-content').innerText.trim()])"""
+    )
+    return [(str(role), str(text)) for role, text in items]
+
+
+def human_messages(record: dict[str, Any]) -> list[dict[str, Any]]:
+    return [m for m in record["messages"] if m.get("type") == "human"]
+
+
+def image_blocks(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """Image content blocks in the human messages the model received in one call."""
+    blocks = []
+    for message in human_messages(record):
+        content = message.get("content")
+        if isinstance(content, list):
+            blocks += [
+                b
+                for b in content
+                if isinstance(b, dict) and b.get("type") in ("image", "image_url")
+            ]
+    return blocks
+
+
+@contextlib.contextmanager
+def timed(label: str, into: dict[str, float]) -> Iterator[None]:
+    t0 = time.monotonic()
+    try:
+        yield
+    finally:
+        into[label] = round(time.monotonic() - t0, 2)

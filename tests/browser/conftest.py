@@ -1,0 +1,136 @@
+"""Fixtures for the browser suite: one headless Chromium per session, one Jupyter server per
+app (JupyterLab 4, Notebook 7) per module, and a fresh browser context per test.
+
+When a test fails, its page is saved as ``test-artifacts/browser/<test>-FAILED.png`` with the
+browser console (``-console.log``), the widget's HTML (``-widget.html``), the server log written
+during the test (``-server.log``) and the model calls (``-calls.jsonl``) next to it; the files of
+a test's previous run are moved to ``test-artifacts/browser/previous/``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from browser_harness import (
+    APPS,
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    JupyterServer,
+    NotebookPage,
+    slug,
+)
+
+_REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: Any) -> Any:
+    report = yield
+    item.stash.setdefault(_REPORTS, {})[report.when] = report
+    return report
+
+
+def _failed(node: pytest.Item) -> bool:
+    reports = node.stash.get(_REPORTS, {})
+    return any(r.failed for r in reports.values())
+
+
+# pytest-jupyter's autouse fixtures (loaded for tests/server) would close the event loop that
+# Playwright's sync API runs on, and clean up an in-process ServerApp these tests never start.
+@pytest.fixture
+def jp_asyncio_loop() -> None:
+    return None
+
+
+@pytest.fixture
+def jp_server_cleanup() -> None:
+    return None
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        # Playwright gives every launch a fresh, temporary user-data dir.
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="module", params=APPS)
+def jupyter(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, chromium: Any
+) -> Iterator[JupyterServer]:
+    """``jupyter lab`` / ``jupyter notebook`` on the module's ``SCRIPTS`` (see the harness)."""
+    scripts = getattr(request.module, "SCRIPTS", {"default": []})
+    home = tmp_path_factory.mktemp(f"jupyter-{request.param}")
+    # Started by the first test that needs it, from that test's block of the script.
+    server = JupyterServer(request.param, home, scripts)
+    try:
+        yield server
+    finally:
+        server.stop()
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):
+            name = f"{slug(request.module.__name__)}-{request.param}-server.log"
+            (ARTIFACTS / name).write_text(server.log_tail(2_000_000))
+
+
+@pytest.fixture
+def notebook(
+    request: pytest.FixtureRequest, chromium: Any, jupyter: JupyterServer
+) -> Iterator[NotebookPage]:
+    """A fresh browser context and page; diagnostics are saved when the test fails."""
+    name = slug(request.node.name)
+    # This test's files from an earlier run move to previous/ (one generation is kept).
+    previous = ARTIFACTS / "previous"
+    for old in ARTIFACTS.glob(f"{name}-*"):
+        previous.mkdir(parents=True, exist_ok=True)
+        old.replace(previous / old.name)
+    log_start = jupyter.log_size()
+    console: list[str] = []
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.on("console", lambda m: console.append(f"[{m.type}] {m.text}"))
+    page.on("pageerror", lambda e: console.append(f"[pageerror] {e}"))
+    page.on("requestfailed", lambda r: console.append(f"[requestfailed] {r.url} {r.failure}"))
+    nb = NotebookPage(page, jupyter, name)
+    nb.console = console  # type: ignore[attr-defined]
+    try:
+        yield nb
+    finally:
+        nb.mark("end")
+        print("\n".join(f"{t:7.2f}s  {what}" for what, t in nb.timeline))
+        if _failed(request.node):
+            _save_diagnostics(nb, console, log_start)
+        context.close()
+        jupyter.shutdown_sessions()
+
+
+def _save_diagnostics(nb: NotebookPage, console: list[str], log_start: int) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    base = ARTIFACTS / nb.name
+    with contextlib.suppress(Exception):
+        nb.page.screenshot(path=f"{base}-FAILED.png", full_page=True)
+    with contextlib.suppress(Exception):
+        html = nb.page.locator(".gth-root").evaluate_all("els => els.map(e => e.outerHTML)")
+        base.with_name(f"{nb.name}-widget.html").write_text("\n\n".join(html))
+    base.with_name(f"{nb.name}-console.log").write_text("\n".join(console) + "\n")
+    with contextlib.suppress(OSError), nb.server.log_path.open("rb") as f:
+        f.seek(log_start)
+        base.with_name(f"{nb.name}-server.log").write_bytes(f.read())
+    with contextlib.suppress(OSError):
+        records = nb.server.record_path.read_text()
+        base.with_name(f"{nb.name}-calls.jsonl").write_text(records)
