@@ -69,3 +69,9 @@ def of_type(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
 
 def text_of(events: list[dict[str, Any]]) -> str:
     return "".join(e["delta"] for e in of_type(events, "TEXT_MESSAGE_CONTENT"))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Browser tests last: Playwright's sync API keeps an event loop running on this thread
+    until the session ends, which no asyncio test after it could share."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)

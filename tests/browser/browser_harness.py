@@ -24,7 +24,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -388,12 +388,6 @@ class NotebookPage:
         for index in indexes:
             self.run_cell(index)
 
-    def add_cell(self, source: str) -> None:
-        """Type a new code cell at the end (the notebook's last cell must be empty)."""
-        last = self.cells.last
-        last.locator(".jp-InputArea-editor").click()
-        self.page.keyboard.insert_text(source)
-
     def save(self, timeout_s: float = 30) -> None:
         """Ctrl+S, then wait until the file on disk holds the chat's widget output (a reload
         restores the widget only from the saved notebook)."""
@@ -458,12 +452,3 @@ def image_blocks(record: dict[str, Any]) -> list[dict[str, Any]]:
                 if isinstance(b, dict) and b.get("type") in ("image", "image_url")
             ]
     return blocks
-
-
-@contextlib.contextmanager
-def timed(label: str, into: dict[str, float]) -> Iterator[None]:
-    t0 = time.monotonic()
-    try:
-        yield
-    finally:
-        into[label] = round(time.monotonic() - t0, 2)

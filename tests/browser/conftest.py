@@ -107,7 +107,6 @@ def notebook(
     page.on("pageerror", lambda e: console.append(f"[pageerror] {e}"))
     page.on("requestfailed", lambda r: console.append(f"[requestfailed] {r.url} {r.failure}"))
     nb = NotebookPage(page, jupyter, name)
-    nb.console = console  # type: ignore[attr-defined]
     try:
         yield nb
     finally:
