@@ -74,3 +74,18 @@ def emit_output(
     if notice:
         event["isNotice"] = True
     writer(event)
+
+
+FILE_TOOL_SUFFIX = " Only works within the working directory."
+
+FileToolSpec = tuple[str, str, type[BaseModel], Callable[..., Awaitable[str]]]
+
+
+def make_file_tools(specs: list[FileToolSpec], names: set[str], kind: ToolKind) -> list[BaseTool]:
+    """The tools of ``specs`` whose names are in ``names``, each told it stays in the working
+    directory."""
+    return [
+        make_tool(name, desc + FILE_TOOL_SUFFIX, schema, fn, kind)
+        for name, desc, schema, fn in specs
+        if name in names
+    ]

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Literal
 
@@ -22,7 +21,7 @@ from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
 from gth_jupyter.tools import fs_listing
-from gth_jupyter.tools._base import make_tool
+from gth_jupyter.tools._base import FileToolSpec, make_file_tools
 from gth_jupyter.tools.workspace import PathDenied, Workspace, guarded
 
 __all__ = ["READ_TOOLS", "make_read_tools"]
@@ -186,7 +185,7 @@ def make_read_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
     async def list_allowed_directories() -> str:
         return f"Allowed directories:\n{ws.root}"
 
-    specs: list[tuple[str, str, type[BaseModel], Callable[..., Awaitable[str]]]] = [
+    specs: list[FileToolSpec] = [
         (
             "read_file",
             "Read a text file (capped at 2000 lines / 50 KB; page with offset/limit, or use "
@@ -233,9 +232,4 @@ def make_read_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
             list_allowed_directories,
         ),
     ]
-    suffix = " Only works within the working directory."
-    return [
-        make_tool(name, desc + suffix, schema, fn, "read")
-        for name, desc, schema, fn in specs
-        if name in names
-    ]
+    return make_file_tools(specs, names, "read")

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import difflib
 import shutil
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
-from gth_jupyter.tools._base import make_tool
+from gth_jupyter.tools._base import FileToolSpec, make_file_tools
 from gth_jupyter.tools.workspace import PathDenied, Workspace, guarded
 
 __all__ = ["WRITE_TOOLS", "make_write_tools"]
@@ -207,7 +206,7 @@ def make_write_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
     async def delete_directory(path: str, recursive: bool = False) -> str:
         return await guarded(f"deleting directory {path}", lambda: _delete_dir(ws, path, recursive))
 
-    specs: list[tuple[str, str, type[BaseModel], Callable[..., Awaitable[str]]]] = [
+    specs: list[FileToolSpec] = [
         (
             "write_file",
             "Create or overwrite a file (missing parent directories are created).",
@@ -245,9 +244,4 @@ def make_write_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
             delete_directory,
         ),
     ]
-    suffix = " Only works within the working directory."
-    return [
-        make_tool(name, desc + suffix, schema, fn, "write")
-        for name, desc, schema, fn in specs
-        if name in names
-    ]
+    return make_file_tools(specs, names, "write")

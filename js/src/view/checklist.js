@@ -2,7 +2,7 @@
 // every later call. Items come from the call's arguments `{items: [{content, status}]}` as they
 // stream, or from the tool's text result ("[ ] a", "[~] b", "[x] c") when only that is known.
 
-import { h } from "./dom.js";
+import { argsObject, h } from "./dom.js";
 
 export const CHECKLIST_TOOL = "gth_checklist";
 
@@ -19,14 +19,7 @@ const RESULT_MARKS = /** @type {Record<string, ChecklistItem["status"]>} */ ({ "
  * @returns {ChecklistItem[] | null}
  */
 export function itemsFromArgs(args) {
-  let value = args;
-  if (typeof value === "string") {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return null;
-    }
-  }
+  const value = argsObject(args);
   const raw = value?.items;
   if (!Array.isArray(raw)) return null;
   /** @type {ChecklistItem[]} */

@@ -38,3 +38,18 @@ export function contentParts(/** @type {any} */ content) {
   }
   return { text: texts.join("\n"), images };
 }
+
+/**
+ * Tool-call arguments as streamed so far (an object, or its JSON text) as a value, or null while
+ * the text is not yet whole JSON. Views read partial calls with it, so it never throws.
+ * @param {any} args
+ * @returns {any}
+ */
+export function argsObject(args) {
+  if (typeof args !== "string") return args;
+  try {
+    return JSON.parse(args);
+  } catch {
+    return null;
+  }
+}

@@ -1,7 +1,7 @@
 // The `gth_status_update` line: one line under the header saying what the agent is doing,
 // replaced by each update and cleared when the run ends.
 
-import { h } from "./dom.js";
+import { argsObject, h } from "./dom.js";
 
 export const STATUS_TOOL = "gth_status_update";
 
@@ -12,14 +12,7 @@ export const STATUS_TOOL = "gth_status_update";
  * @returns {string | null}
  */
 export function statusFromArgs(args) {
-  let value = args;
-  if (typeof value === "string") {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return null;
-    }
-  }
+  const value = argsObject(args);
   const text = typeof value?.input === "string" ? value.input : typeof value?.message === "string" ? value.message : null;
   return text === null ? null : oneLine(text);
 }
