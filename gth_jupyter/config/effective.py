@@ -10,6 +10,10 @@ A command block (``commands.notebook``, ``commands.api``...) overrides the root:
   still wants must be re-listed. In ``code``, ``run_shell_command`` is on unless set to false.
 - ``approvals``: ``mode``, ``rater``, ``alignmentChecker``, ``raterTimeoutMs`` and ``allow``
   replace the root's; ``deny`` and ``escalate`` add to it. The mode defaults to ``assisted``.
+- ``a2ui`` (``imageHosts``, the hosts whose images the widget loads at once): the block's
+  object if set, else the root's; a block's list replaces the root's, it does not add to it.
+- ``passEnv`` (extra environment variables for the commands tools start): the block's list if
+  set, else the root's, else none; a block's list replaces the root's.
 - ``port``, ``cors``, ``maxBodyBytes``: from the block, else 3000, localhost:3000 CORS, 5 MiB.
 - ``tools`` (root only): provider server tool dicts in ``server_tools``; the tool objects of a
   ``.gsloth.config.py`` in ``python_tools``. ``live`` carries that file's other objects.
@@ -23,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from gth_jupyter.config.live import LiveObjects, is_marker
 from gth_jupyter.config.schema import (
+    A2uiConfig,
     AiignoreConfig,
     ApprovalEntry,
     ApprovalsConfig,
@@ -108,6 +113,8 @@ class EffectiveConfig(BaseModel):
     # Live objects are left out of dumps (they are not data).
     python_tools: list[Any] = Field(default_factory=list, exclude=True)
     aiignore: AiignoreConfig = AiignoreConfig()
+    a2ui: A2uiConfig = A2uiConfig()
+    pass_env: list[str] = []
     live: LiveObjects = Field(default_factory=LiveObjects, exclude=True)
 
 
@@ -137,6 +144,7 @@ def resolve(config: GthConfig, command: str) -> EffectiveConfig:
             obj for t in config.tools if is_marker(t) and (obj := config.live.get(t)) is not None
         ],
         aiignore=config.aiignore or AiignoreConfig(),
+        a2ui=_first(block.a2ui, config.a2ui) or A2uiConfig(),
         live=config.live,
     )
 

@@ -29,12 +29,14 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from gth_jupyter.config.command_template import unsafe_placeholders
 from gth_jupyter.config.live import LiveObjects
 
 if TYPE_CHECKING:
     from gth_jupyter.config.effective import EffectiveConfig
 
 __all__ = [
+    "A2uiConfig",
     "AiignoreConfig",
     "ApprovalEntry",
     "ApprovalMode",
@@ -54,9 +56,13 @@ __all__ = [
 
 ApprovalMode = Literal["manual", "write", "assisted", "auto", "bypass"]
 FilesystemSetting = Literal["all", "read", "none"] | list[str]
-ValidationCheck = Literal["shell-injection", "directory-traversal", "absolute-paths", "null-bytes"]
+ValidationCheck = Literal[
+    "shell-injection", "directory-traversal", "absolute-paths", "null-bytes", "option-injection"
+]
 ApprovalHint = Literal["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]
 MAX_REGEXP_LENGTH = 200
+#: A host name, an IPv4 address, or an IPv6 address with or without brackets.
+_HOST_NAME = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?|\[?[0-9a-f:.]*:[0-9a-f:.]*\]?")
 
 
 class _Model(BaseModel):
@@ -190,6 +196,30 @@ class AiignoreConfig(_Model):
     patterns: list[str] | None = None
 
 
+class A2uiConfig(_Model):
+    """``a2ui``: how the widget treats what agents show. ``imageHosts`` lists the hosts whose
+    images (A2UI ``Image``, Markdown images) load at once; from any other host an image waits
+    for a click. Entries are host names or addresses (``cdn.example.com``, ``10.0.0.5``), a
+    ``*.`` suffix (``*.example.com``: its subdomains), or ``*`` (every host)."""
+
+    image_hosts: list[str] = []
+
+    @field_validator("image_hosts")
+    @classmethod
+    def _check_hosts(cls, hosts: list[str]) -> list[str]:
+        cleaned: list[str] = []
+        for host in hosts:
+            value = host.strip().lower().rstrip(".")
+            name = value[2:] if value.startswith("*.") else value
+            if value != "*" and not _HOST_NAME.fullmatch(name):
+                raise ValueError(
+                    f"imageHosts entry '{host}' is not a host (write 'cdn.example.com', "
+                    "'*.example.com' or '*', without a scheme, port or path)"
+                )
+            cleaned.append(value)
+        return cleaned
+
+
 class MiddlewareEntry(_Model):
     """A middleware given as an object: ``{name, ...settings}``."""
 
@@ -206,6 +236,37 @@ class _Tools(_Model):
     allowed_tools: list[str] | None = None
     approvals: ApprovalsConfig | None = None
     middleware: list[str | MiddlewareEntry] | None = None
+    a2ui: A2uiConfig | None = None
+    #: Environment variables (names or ``*`` globs) that commands started by tools get on top of
+    #: the allow-list in ``tools/process.py``; a command block's list replaces the root's.
+    pass_env: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_*]+$")]] | None = None
+
+    @field_validator("custom_tools")
+    @classmethod
+    def _check_placeholders(cls, tools: Any) -> Any:
+        for name, tool in (tools or {}).items():
+            _refuse_quoted_placeholders(f"custom tool '{name}'", tool.command, tool.parameters)
+        return tools
+
+    @field_validator("built_in_tools")
+    @classmethod
+    def _check_test_placeholder(cls, tools: Any) -> Any:
+        single = tools.get("run_single_test") if isinstance(tools, dict) else None
+        if isinstance(single, BuiltInToolSettings) and single.command:
+            _refuse_quoted_placeholders("run_single_test", single.command, ["testPath"])
+        return tools
+
+
+def _refuse_quoted_placeholders(tool: str, command: str, names: Any) -> None:
+    """Values are quoted where their ``${name}`` stands (see ``command_template.py``), which only
+    works for a bare placeholder: refuse the others when the configuration loads."""
+    if bad := unsafe_placeholders(command, names or ()):
+        raise ValueError(
+            f"the command of {tool} has ${{{bad[0]}}} inside quotes, after a backslash, in "
+            "another ${...} or in a here-document; each value is passed quoted as one argument, "
+            f"so write the placeholder bare (e.g. grep -e ${{{bad[0]}}} . rather than "
+            f"grep '${{{bad[0]}}}' .)"
+        )
 
 
 class CommandConfig(_Tools):
