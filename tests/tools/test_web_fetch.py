@@ -14,6 +14,8 @@ from gth_jupyter.tools.web_fetch import make_web_fetch_tool
 from .conftest import run_call
 
 SEEN: list[dict[str, str]] = []
+#: The test server is on loopback, which gth_web_fetch refuses unless a config opens it.
+LOCAL = {"allowHosts": ["127.0.0.1"]}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -53,11 +55,12 @@ def server() -> Iterator[str]:
 
 
 async def test_fetches_the_body_as_text_with_gaunt_sloths_argument(server: str) -> None:
-    tool = make_web_fetch_tool({})
+    tool = make_web_fetch_tool(LOCAL)
     assert list(tool.tool_call_schema.model_json_schema()["properties"]) == ["input"]
     assert await tool.ainvoke({"input": f"{server}/page"}) == "h\u00e9llo"
     assert SEEN[-1]["Accept"] == "text/*"
     assert tool.metadata == {"gth_kind": "network"}
+    assert SEEN[-1]["Host"] == server.removeprefix("http://")
 
 
 @pytest.mark.parametrize(
@@ -70,13 +73,13 @@ async def test_fetches_the_body_as_text_with_gaunt_sloths_argument(server: str) 
     ],
 )
 async def test_bad_urls_are_error_results(url: str, message: str) -> None:
-    result = await run_call([make_web_fetch_tool({})], "gth_web_fetch", {"input": url})
+    result = await run_call([make_web_fetch_tool(LOCAL)], "gth_web_fetch", {"input": url})
     assert result.message.status == "error" and result.message.content == message
 
 
 async def test_http_errors_name_the_status(server: str) -> None:
     result = await run_call(
-        [make_web_fetch_tool({})], "gth_web_fetch", {"input": f"{server}/missing"}
+        [make_web_fetch_tool(LOCAL)], "gth_web_fetch", {"input": f"{server}/missing"}
     )
     assert result.message.status == "error"
     assert result.message.content == (
@@ -85,9 +88,11 @@ async def test_http_errors_name_the_status(server: str) -> None:
 
 
 async def test_the_byte_cap_and_the_timeout_are_configurable(server: str) -> None:
-    capped = await make_web_fetch_tool({"maxBytes": 100}).ainvoke({"input": f"{server}/big"})
+    capped = await make_web_fetch_tool({**LOCAL, "maxBytes": 100}).ainvoke(
+        {"input": f"{server}/big"}
+    )
     assert capped == "x" * 100 + "\n... [gth_web_fetch: response truncated at 100 bytes] ..."
     started = time.monotonic()
-    slow = await make_web_fetch_tool({"timeout": 200}).ainvoke({"input": f"{server}/slow"})
+    slow = await make_web_fetch_tool({**LOCAL, "timeout": 200}).ainvoke({"input": f"{server}/slow"})
     assert time.monotonic() - started < 1.5
     assert slow == f"Failed to fetch data from {server}/slow: no complete answer within 0.2s"
