@@ -12,6 +12,8 @@ A command block (``commands.notebook``, ``commands.api``...) overrides the root:
   replace the root's; ``deny`` and ``escalate`` add to it. The mode defaults to ``assisted``.
 - ``a2ui`` (``imageHosts``, the hosts whose images the widget loads at once): the block's
   object if set, else the root's; a block's list replaces the root's, it does not add to it.
+- ``passEnv`` (extra environment variables for the commands tools start): the block's list if
+  set, else the root's, else none; a block's list replaces the root's.
 - ``port``, ``cors``, ``maxBodyBytes``: from the block, else 3000, localhost:3000 CORS, 5 MiB.
 - ``tools`` (root only): provider server tool dicts in ``server_tools``; the tool objects of a
   ``.gsloth.config.py`` in ``python_tools``. ``live`` carries that file's other objects.
@@ -112,6 +114,7 @@ class EffectiveConfig(BaseModel):
     python_tools: list[Any] = Field(default_factory=list, exclude=True)
     aiignore: AiignoreConfig = AiignoreConfig()
     a2ui: A2uiConfig = A2uiConfig()
+    pass_env: list[str] = []
     live: LiveObjects = Field(default_factory=LiveObjects, exclude=True)
 
 
@@ -142,6 +145,7 @@ def resolve(config: GthConfig, command: str) -> EffectiveConfig:
         ],
         aiignore=config.aiignore or AiignoreConfig(),
         a2ui=_first(block.a2ui, config.a2ui) or A2uiConfig(),
+        pass_env=list(_first(block.pass_env, config.pass_env) or []),
         live=config.live,
     )
 

@@ -29,6 +29,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from gth_jupyter.config.command_template import unsafe_placeholders
 from gth_jupyter.config.live import LiveObjects
 
 if TYPE_CHECKING:
@@ -55,7 +56,9 @@ __all__ = [
 
 ApprovalMode = Literal["manual", "write", "assisted", "auto", "bypass"]
 FilesystemSetting = Literal["all", "read", "none"] | list[str]
-ValidationCheck = Literal["shell-injection", "directory-traversal", "absolute-paths", "null-bytes"]
+ValidationCheck = Literal[
+    "shell-injection", "directory-traversal", "absolute-paths", "null-bytes", "option-injection"
+]
 ApprovalHint = Literal["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]
 MAX_REGEXP_LENGTH = 200
 #: A host name, an IPv4 address, or an IPv6 address with or without brackets.
@@ -234,6 +237,36 @@ class _Tools(_Model):
     approvals: ApprovalsConfig | None = None
     middleware: list[str | MiddlewareEntry] | None = None
     a2ui: A2uiConfig | None = None
+    #: Environment variables (names or ``*`` globs) that commands started by tools get on top of
+    #: the allow-list in ``tools/process.py``; a command block's list replaces the root's.
+    pass_env: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_*]+$")]] | None = None
+
+    @field_validator("custom_tools")
+    @classmethod
+    def _check_placeholders(cls, tools: Any) -> Any:
+        for name, tool in (tools or {}).items():
+            _refuse_quoted_placeholders(f"custom tool '{name}'", tool.command, tool.parameters)
+        return tools
+
+    @field_validator("built_in_tools")
+    @classmethod
+    def _check_test_placeholder(cls, tools: Any) -> Any:
+        single = tools.get("run_single_test") if isinstance(tools, dict) else None
+        if isinstance(single, BuiltInToolSettings) and single.command:
+            _refuse_quoted_placeholders("run_single_test", single.command, ["testPath"])
+        return tools
+
+
+def _refuse_quoted_placeholders(tool: str, command: str, names: Any) -> None:
+    """Values are quoted where their ``${name}`` stands (see ``command_template.py``), which only
+    works for a bare placeholder: refuse the others when the configuration loads."""
+    if bad := unsafe_placeholders(command, names or ()):
+        raise ValueError(
+            f"the command of {tool} has ${{{bad[0]}}} inside quotes, after a backslash, in "
+            "another ${...} or in a here-document; each value is passed quoted as one argument, "
+            f"so write the placeholder bare (e.g. grep -e ${{{bad[0]}}} . rather than "
+            f"grep '${{{bad[0]}}}' .)"
+        )
 
 
 class CommandConfig(_Tools):

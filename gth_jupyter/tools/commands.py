@@ -9,7 +9,7 @@ ordinary results, as Gaunt Sloth's custom toolkit does.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,12 +41,16 @@ async def execute(
     timeout_ms: float | None,
     max_output_bytes: int | None,
     errors: bool,
+    pass_env: Sequence[str] = (),
 ) -> str:
     """Run ``command`` for the tool ``name``, streaming its output; see the module docstring.
 
     ``errors``: raise ``ToolException`` on failure (shell, dev tools) or return the text (custom
-    tools, whose timeout is in seconds and worded "timed out after N seconds").
+    tools, whose timeout is in seconds and worded "timed out after N seconds"). ``pass_env``:
+    the configuration's ``passEnv`` (see ``process.py``).
     """
+    if "\0" in command:  # no command line can carry one; say so rather than crash
+        raise ToolException(f"Refusing to execute the command of '{name}': it holds a null byte")
     writer, call_id = writer_of(runtime)
     emit_output(writer, name, call_id, f"🔧 Executing {name}: {command}\n", notice=True)
     result = await run_command(
@@ -55,6 +59,7 @@ async def execute(
         timeout_s=timeout_ms / 1000 if timeout_ms else None,
         max_output_bytes=max_output_bytes,
         on_chunk=lambda chunk: emit_output(writer, name, call_id, chunk),
+        pass_env=pass_env,
     )
     body = _body(command, result)
     if result.timed_out:

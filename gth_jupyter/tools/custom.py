@@ -2,10 +2,16 @@
 
 ``{"deploy": {"command": "npm run deploy -- ${env}", "description": "...", "parameters":
 {"env": {"description": "...", "allow": [...]}}, "timeout": 120}}`` becomes a tool ``deploy``
-taking one required string per parameter. Values are validated and interpolated (see
-``validation.py``); the command runs in the working directory with no stdin and a scrubbed
-environment; ``timeout`` (seconds) sends SIGTERM, then SIGKILL 3 s later. The description gets
-"The configured command is [<command>]." appended, as in Gaunt Sloth.
+taking one required string per parameter. Values are validated, then quoted so that each
+reaches the command as exactly one argument (see ``validation.py``); the command runs in the
+working directory with no stdin and the allow-listed environment plus ``passEnv`` (see
+``process.py``); ``timeout`` (seconds) sends SIGTERM, then SIGKILL 3 s later. The description
+gets "The configured command is [<command>]." appended, as in Gaunt Sloth.
+
+Where we differ from Gaunt Sloth, for safety: a value is one argument (Gaunt Sloth pastes it
+unquoted, so ``x -o -exec touch PWNED {} +`` became options of ``find``); a value starting with
+``-`` is refused (``option-injection``); the result keeps the head and tail of the output within
+100,000 bytes, like the shell tool, instead of holding all of it in the server's memory.
 
 A value that fails validation never runs as is. Gaunt Sloth asks on stdin, which would hang a
 notebook or a server; here the approvals middleware asks the person instead (through
@@ -15,7 +21,7 @@ notebook or a server; here the approvals middleware asks the person instead (thr
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -24,9 +30,11 @@ from typing import Any
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import Field, create_model
 
+from gth_jupyter.config.command_template import unsafe_placeholders
 from gth_jupyter.config.schema import CustomToolConfig
 from gth_jupyter.tools._base import KIND_KEY, Runtime
 from gth_jupyter.tools.commands import execute, writer_of
+from gth_jupyter.tools.shell import DEFAULT_MAX_OUTPUT_BYTES
 from gth_jupyter.tools.validation import ParameterError, build_command
 
 __all__ = ["CustomCommandTool", "make_custom_tool", "validation_waived"]
@@ -49,10 +57,11 @@ class CustomCommandTool(StructuredTool):
 
     spec: CustomToolConfig
     cwd: Path
+    pass_env: list[str] = []
 
     def check(self, values: Mapping[str, Any]) -> tuple[str, str | None]:
-        """``(command, error)``: the command the values make (unvalidated when they fail) and
-        the validation error, or ``None`` when they pass."""
+        """``(command, error)``: the command the values make (unvalidated, but still quoted,
+        when they fail) and the validation error, or ``None`` when they pass."""
         strings = {k: str(v) for k, v in values.items() if k in self._order()}
         try:
             return build_command(self.spec.command, strings, self._order(), self._allow()), None
@@ -81,12 +90,20 @@ class CustomCommandTool(StructuredTool):
             cwd=self.cwd,
             runtime=runtime,
             timeout_ms=self.spec.timeout * 1000 if self.spec.timeout else None,
-            max_output_bytes=None,
+            max_output_bytes=DEFAULT_MAX_OUTPUT_BYTES,
             errors=False,
+            pass_env=self.pass_env,
         )
 
 
-def make_custom_tool(name: str, spec: CustomToolConfig, cwd: Path) -> BaseTool:
+def make_custom_tool(
+    name: str, spec: CustomToolConfig, cwd: Path, *, pass_env: Sequence[str] = ()
+) -> BaseTool:
+    """The custom tool ``name`` working in ``cwd``; ``pass_env`` is the configuration's
+    ``passEnv``. A placeholder inside quotes is refused (the configuration already refuses it
+    on load; this guards a spec built by hand)."""
+    if bad := unsafe_placeholders(spec.command, spec.parameters or {}):
+        raise ValueError(f"the command of custom tool '{name}' has ${{{bad[0]}}} inside quotes")
     fields: dict[str, Any] = {
         param: (str, Field(description=p.description))
         for param, p in (spec.parameters or {}).items()
@@ -106,6 +123,7 @@ def make_custom_tool(name: str, spec: CustomToolConfig, cwd: Path) -> BaseTool:
         metadata={KIND_KEY: "exec", "command": spec.command},
         spec=spec,
         cwd=cwd,
+        pass_env=list(pass_env),
     )
     holder.append(tool)
     return tool

@@ -3,8 +3,12 @@
 Each runs the shell command configured for it (``builtInTools.run_tests: {"command": "npm
 test"}``); one without a ``command`` is not created (and a warning is logged). They take no
 arguments, except ``run_single_test {testPath}``, whose path is validated like a custom-tool
-parameter (relative, no traversal, no shell metacharacters, no NUL), then substituted for
-``${testPath}`` or appended. A non-zero exit or timeout is an error result. Timeout and output
+parameter (relative, no traversal, no shell metacharacters, no NUL, and no leading ``-``: a
+``testPath`` of ``-p evil`` would make pytest import a module), then quoted as one argument and
+substituted for ``${testPath}`` or appended. A template with ``${testPath}`` inside quotes is
+refused (the configuration refuses it on load; a tool built by hand raises ``ValueError``). The
+command runs with the allow-listed environment plus ``passEnv`` (see ``process.py``). A non-zero
+exit or timeout is an error result. Timeout and output
 budget: the tool's own ``timeout`` (ms) and ``maxOutputBytes``, else ``run_shell_command``'s,
 else 120000 ms and 100000 bytes.
 
@@ -14,17 +18,18 @@ Gaunt Sloth offers these only in ``code``/``exec``; here a command that lists th
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from langchain_core.tools import BaseTool, ToolException
 from pydantic import BaseModel, Field
 
+from gth_jupyter.config.command_template import unsafe_placeholders
 from gth_jupyter.tools._base import Runtime, make_tool
 from gth_jupyter.tools.commands import execute
 from gth_jupyter.tools.shell import DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS
-from gth_jupyter.tools.validation import ParameterError, validate_value
+from gth_jupyter.tools.validation import ParameterError, build_command
 
 __all__ = ["DEV_TOOLS", "make_dev_tool"]
 
@@ -50,13 +55,21 @@ class SingleTestArgs(BaseModel):
 
 
 def make_dev_tool(
-    name: str, settings: Mapping[str, Any], shell: Mapping[str, Any], cwd: Path
+    name: str,
+    settings: Mapping[str, Any],
+    shell: Mapping[str, Any],
+    cwd: Path,
+    *,
+    pass_env: Sequence[str] = (),
 ) -> BaseTool | None:
-    """The ``name`` dev tool, or ``None`` when no command is configured for it."""
+    """The ``name`` dev tool, or ``None`` when no command is configured for it; ``pass_env`` is
+    the configuration's ``passEnv``."""
     template = settings.get("command")
     if not isinstance(template, str) or not template.strip():
         log.warning('Built-in tool %s needs a command (e.g. {"command": "npm test"})', name)
         return None
+    if name == "run_single_test" and unsafe_placeholders(template, ["testPath"]):
+        raise ValueError(f"the command of run_single_test has {PLACEHOLDER} inside quotes")
     timeout = float(settings.get("timeout") or shell.get("timeout") or DEFAULT_TIMEOUT_MS)
     budget = int(
         settings.get("maxOutputBytes") or shell.get("maxOutputBytes") or DEFAULT_MAX_OUTPUT_BYTES
@@ -71,6 +84,7 @@ def make_dev_tool(
             timeout_ms=timeout,
             max_output_bytes=budget,
             errors=True,
+            pass_env=pass_env,
         )
 
     description = DEV_TOOLS[name].format(command=template)
@@ -83,12 +97,9 @@ def make_dev_tool(
 
     async def run_single_test(testPath: str, runtime: Runtime = None) -> str:
         try:
-            path = validate_value(testPath, "testPath", dev_tool=True)
+            command = build_command(template, {"testPath": testPath}, ["testPath"], dev_tool=True)
         except ParameterError as exc:
             raise ToolException(str(exc)) from None
-        command = (
-            template.replace(PLACEHOLDER, path) if PLACEHOLDER in template else f"{template} {path}"
-        )
         return await run(command, runtime)
 
     return make_tool(name, description, SingleTestArgs, run_single_test, "exec", command=template)

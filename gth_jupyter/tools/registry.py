@@ -36,7 +36,8 @@ __all__ = ["Tool", "allowed", "build_tools", "built_in_tools", "tool_name"]
 log = logging.getLogger(__name__)
 
 Tool = BaseTool | dict[str, Any]
-Context = tuple[Workspace, Mapping[str, Mapping[str, Any]]]
+#: The workspace, the whole builtInTools registry, and ``passEnv`` (for tools that start processes).
+Context = tuple[Workspace, Mapping[str, Mapping[str, Any]], Sequence[str]]
 Factory = Callable[[str, Mapping[str, Any], Context], BaseTool | None]
 
 
@@ -54,10 +55,10 @@ FACTORIES: dict[str, Factory] = {
     "gth_web_fetch": lambda name, s, ctx: make_web_fetch_tool(s),
     "gth_status_update": lambda name, s, ctx: make_status_tool(),
     "show_a2ui_surface": _a2ui,
-    "run_shell_command": lambda name, s, ctx: make_shell_tool(ctx[0].root, s),
+    "run_shell_command": lambda name, s, ctx: make_shell_tool(ctx[0].root, s, pass_env=ctx[2]),
     **{
         dev: lambda name, s, ctx: make_dev_tool(
-            name, s, ctx[1].get("run_shell_command", {}), ctx[0].root
+            name, s, ctx[1].get("run_shell_command", {}), ctx[0].root, pass_env=ctx[2]
         )
         for dev in DEV_TOOLS
     },
@@ -85,14 +86,16 @@ def allowed(tools: Sequence[Tool], patterns: Sequence[str] | None) -> list[Tool]
     return kept
 
 
-def _built_ins(registry: Mapping[str, Mapping[str, Any]], ws: Workspace) -> list[BaseTool]:
+def _built_ins(
+    registry: Mapping[str, Mapping[str, Any]], ws: Workspace, pass_env: Sequence[str] = ()
+) -> list[BaseTool]:
     tools: list[BaseTool] = []
     for name, settings in registry.items():
         factory = FACTORIES.get(name)
         if factory is None:
             log.info("Skipping %s: not a built-in tool of gth-jupyter", name)
             continue
-        tool = factory(name, settings, (ws, registry))
+        tool = factory(name, settings, (ws, registry, pass_env))
         if tool is not None:
             tools.append(tool)
     return tools
@@ -106,8 +109,11 @@ def build_tools(effective: EffectiveConfig, *, cwd: Path, extra: Sequence[Tool] 
     ws = Workspace.at(cwd, aiignore.patterns, aiignore_enabled=aiignore.enabled is not False)
     sources: list[Tool] = [
         *make_filesystem_tools(effective.filesystem, ws),
-        *_built_ins(effective.built_in_tools, ws),
-        *(make_custom_tool(name, spec, ws.root) for name, spec in effective.custom_tools.items()),
+        *_built_ins(effective.built_in_tools, ws, effective.pass_env),
+        *(
+            make_custom_tool(name, spec, ws.root, pass_env=effective.pass_env)
+            for name, spec in effective.custom_tools.items()
+        ),
         *effective.server_tools,
         *(t for t in effective.python_tools if t is not None),
         *extra,

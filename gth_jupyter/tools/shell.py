@@ -3,16 +3,17 @@
 Arguments ``{command, justification?}`` (the justification is for whoever approves). Settings from
 ``builtInTools.run_shell_command``: ``timeout`` in ms (default 120000) and ``maxOutputBytes``
 (default 100000, head and tail kept). It runs in the working directory through
-:func:`~gth_jupyter.tools.process.run_command` (no stdin, scrubbed environment, process-group
-kill); a non-zero exit or a timeout is an error result. Before anything runs, a short hardline
-list refuses the few commands no approval should ever let through (wiping ``/`` or ``~``,
-formatting or overwriting a disk, a fork bomb, powering the machine off), whatever the mode.
+:func:`~gth_jupyter.tools.process.run_command` (no stdin, the allow-listed environment plus
+``passEnv``, process-group kill); a non-zero exit or a timeout is an error result. Before anything
+runs, a short hardline list refuses the few commands no approval should ever let through (wiping
+``/`` or ``~``, formatting or overwriting a disk, a fork bomb, powering the machine off), whatever
+the mode.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +76,10 @@ def hardline(command: str) -> str | None:
     return None
 
 
-def make_shell_tool(cwd: Path, settings: Mapping[str, Any]) -> BaseTool:
+def make_shell_tool(
+    cwd: Path, settings: Mapping[str, Any], *, pass_env: Sequence[str] = ()
+) -> BaseTool:
+    """``run_shell_command`` working in ``cwd``; ``pass_env`` is the configuration's ``passEnv``."""
     timeout = float(settings.get("timeout") or DEFAULT_TIMEOUT_MS)
     budget = int(settings.get("maxOutputBytes") or DEFAULT_MAX_OUTPUT_BYTES)
 
@@ -97,6 +101,7 @@ def make_shell_tool(cwd: Path, settings: Mapping[str, Any]) -> BaseTool:
             timeout_ms=timeout,
             max_output_bytes=budget,
             errors=True,
+            pass_env=pass_env,
         )
 
     return make_tool("run_shell_command", DESCRIPTION, ShellArgs, run_shell_command, "shell")

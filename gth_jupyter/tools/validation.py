@@ -1,12 +1,29 @@
 """Checking the values a model puts into a configured command (custom tools, ``run_single_test``).
 
-Gaunt Sloth's four checks, with its messages, each skippable per parameter through ``allow``:
-``absolute-paths``, ``directory-traversal`` (``..``, also after normalising), ``shell-injection``
-(``| & ; ` ' $ $( \\n \\r``) and ``null-bytes``. One addition: ``<`` and ``>`` count as shell
-injection too (the message lists "redirection"), since a redirection writes a file without any
-command being injected. A value that passes is normalised like a path (``a//b/./c`` becomes
-``a/b/c``) unless absolute paths are allowed. The dev tools use the same checks without the
-single quote and without the list of symbols in the message, as Gaunt Sloth's dev toolkit does.
+Each value reaches the command as **exactly one argument**: it is quoted for the shell
+(``shlex.quote``) where its ``${name}`` stands, or where it is appended, so spaces, globs, ``{}``,
+``~`` and quotes in a value mean nothing to the shell. (A template whose placeholder sits inside
+quotes would undo that; the configuration refuses it when it loads, see
+``config/command_template.py``.) ``docker build -t ${image}:${tag} .`` still makes one word.
+
+On top of that, Gaunt Sloth's four checks, with its messages, each skippable per parameter through
+``allow`` (``shell-injection`` only makes the value literal now; it can no longer inject):
+
+- ``absolute-paths``: stricter than Gaunt Sloth, it looks at the whole value: ``/`` or ``~`` at
+  the start or after whitespace, ``=``, ``:`` or ``,`` (``--file=/etc/passwd``, ``x:/etc``,
+  ``~/.bashrc``), and a leading ``\\``;
+- ``directory-traversal``: ``..``, also after normalising;
+- ``shell-injection``: ``| & ; ` ' $ $( \\n \\r``, and ``<`` ``>`` (a redirection writes a file
+  without a command being injected; the message lists "redirection");
+- ``null-bytes``.
+
+And one of ours, ``option-injection``: a value starting with ``-`` (before or after normalising:
+``./-rf`` normalises to ``-rf``) would be read as an option by most programs (``find``'s
+``-exec``, ``pytest -p`` loading a plugin), so it is refused.
+
+A value that passes is normalised like a path (``a//b/./c`` becomes ``a/b/c``) unless absolute
+paths are allowed. The dev tools use the same checks without the single quote and without the
+list of symbols in the message, as Gaunt Sloth's dev toolkit does.
 
 Interpolation: if any given parameter has a ``${name}`` placeholder in the command, every given
 parameter replaces its placeholders (all occurrences); otherwise the values are appended,
@@ -16,6 +33,8 @@ space-separated, in the order the parameters are defined.
 from __future__ import annotations
 
 import posixpath
+import re
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 
 __all__ = ["ParameterError", "build_command", "validate_value"]
@@ -26,6 +45,8 @@ _SYMBOLS = (
     "Disallowed symbols pipe, ampersand, semicolon, backtick, single quote, dollar sign, "
     "command substitution, newline, carriage return, redirection"
 )
+# A path that starts anywhere a program may split the value: `a /etc`, `--f=/etc`, `a:/etc`.
+_ABSOLUTE = re.compile(r"(?:^|[\s=:,])[/~]|^\\")
 
 
 class ParameterError(ValueError):
@@ -36,16 +57,20 @@ def _normalize(value: str) -> str:
     return posixpath.normpath(value) if value else "."
 
 
+def _traversal(name: str) -> ParameterError:
+    return ParameterError(f"Directory traversal attempts are not allowed in parameter '{name}'")
+
+
 def validate_value(
     value: str, name: str, allow: Iterable[str] = (), *, dev_tool: bool = False
 ) -> str:
     """``value`` checked and normalised (module docstring); raises :class:`ParameterError`."""
     allowed = set(allow)
-    if "absolute-paths" not in allowed and (value.startswith("/") or value.startswith("\\")):
+    if "absolute-paths" not in allowed and _ABSOLUTE.search(value):
         raise ParameterError(f"Absolute paths are not allowed for parameter '{name}'")
     traversal = "directory-traversal" not in allowed
     if traversal and (".." in value or "\\..\\" in value or "/../" in value):
-        raise ParameterError(f"Directory traversal attempts are not allowed in parameter '{name}'")
+        raise _traversal(name)
     if "shell-injection" not in allowed:
         symbols = _DEV_INJECTION if dev_tool else _INJECTION
         if any(symbol in value for symbol in symbols):
@@ -53,16 +78,12 @@ def validate_value(
             raise ParameterError(message if dev_tool else f"{message}.{_SYMBOLS}")
     if "null-bytes" not in allowed and "\0" in value:
         raise ParameterError(f"Null bytes are not allowed in parameter '{name}'")
-    if "absolute-paths" in allowed:
-        if traversal and ".." in _normalize(value):
-            raise ParameterError(
-                f"Directory traversal attempts are not allowed in parameter '{name}'"
-            )
-        return value
-    normalized = _normalize(value)
-    if traversal and ".." in normalized:
-        raise ParameterError(f"Directory traversal attempts are not allowed in parameter '{name}'")
-    return normalized
+    result = value if "absolute-paths" in allowed else _normalize(value)
+    if traversal and ".." in result:
+        raise _traversal(name)
+    if "option-injection" not in allowed and (value.startswith("-") or result.startswith("-")):
+        raise ParameterError(f"Option injection attempts are not allowed in parameter '{name}'")
+    return result
 
 
 def build_command(
@@ -72,19 +93,22 @@ def build_command(
     allow: Mapping[str, Iterable[str]] | None = None,
     *,
     validate: bool = True,
+    dev_tool: bool = False,
 ) -> str:
-    """``template`` with ``values`` interpolated or appended; ``validate=False`` (for showing a
-    command to a person who is asked to approve it anyway) skips the checks."""
+    """``template`` with ``values`` quoted and interpolated or appended; ``validate=False`` (for
+    a command a person is asked to approve anyway) skips the checks, never the quoting."""
     allow = allow or {}
 
     def checked(name: str) -> str:
         value = values[name]
-        return validate_value(value, name, allow.get(name, ())) if validate else value
+        if validate:
+            value = validate_value(value, name, allow.get(name, ()), dev_tool=dev_tool)
+        return shlex.quote(value)
 
     if any("${" + name + "}" in template for name in values):
-        command = template
-        for name in values:
-            command = command.replace("${" + name + "}", checked(name))
-        return command
+        # One pass, so a value holding another placeholder's text is never substituted again.
+        quoted = {name: checked(name) for name in values}
+        slots = "|".join(re.escape("${" + name + "}") for name in values)
+        return re.sub(slots, lambda m: quoted[m.group(0)[2:-1]], template)
     appended = [checked(name) for name in order if name in values]
     return f"{template} {' '.join(appended)}" if appended else template

@@ -111,7 +111,7 @@ async def test_a_failing_value_is_an_error_unless_waived(tmp_path: Path) -> None
     )
     assert tool.check({"file": "ok.txt"}) == ("touch ok.txt", None)
     command, error = tool.check({"file": "x; touch canary"})
-    assert command == "touch x; touch canary" and error is not None
+    assert command == "touch 'x; touch canary'" and error is not None
     result = await run_call([tool], "tool", {"file": "x; touch canary"})
     assert result.message.status == "error"
     assert result.message.content.startswith(
@@ -122,7 +122,9 @@ async def test_a_failing_value_is_an_error_unless_waived(tmp_path: Path) -> None
         runtime = type("R", (), {"tool_call_id": "call-9", "stream_writer": None})()
         await tool.run_command({"file": "a b"}, runtime)  # spaces pass; waived or not
         await tool.run_command({"file": "x; touch canary"}, runtime)
-    assert (tmp_path / "canary").exists()
+    # Waived means the value runs unvalidated, still as one argument: a file of that name.
+    assert (tmp_path / "x; touch canary").exists() and (tmp_path / "a b").exists()
+    assert not (tmp_path / "canary").exists()
 
 
 async def test_dev_tools_run_their_configured_command(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 import tempfile
 from pathlib import Path
 
@@ -38,7 +39,7 @@ def test_a_value_that_passes_validation_carries_nothing_dangerous(value: str) ->
     assert not any(symbol in checked for symbol in UNSAFE)
     assert ".." not in checked and not checked.startswith("/")
     command = build_command("echo ${p}", {"p": value}, ["p"])
-    assert command == f"echo {checked}"
+    assert command == f"echo {shlex.quote(checked)}"
 
 
 @settings(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gth_jupyter.tools.process import OutputBuffer, scrubbed_env
+from gth_jupyter.tools.process import OutputBuffer, child_env
 from gth_jupyter.tools.shell import hardline, make_shell_tool
 
 from .conftest import output_text, run_call
@@ -84,20 +84,24 @@ async def test_stdin_is_empty_so_prompts_do_not_hang(tmp_path: Path) -> None:
     assert "done" in result.message.content
 
 
-async def test_secrets_are_scrubbed_from_the_environment(
+async def test_only_allow_listed_and_passed_variables_reach_the_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Before the allow-list, a deny-list kept GITHUB_TOKEN and anything not named like a key.
     monkeypatch.setenv("OPENAI_API_KEY", "sk-hush-1")
     monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-hush-2")
     monkeypatch.setenv("JUPYTER_TOKEN", "jt-hush-3")
-    monkeypatch.setenv("GITHUB_TOKEN", "gh-kept")
-    monkeypatch.setenv("PLAIN_SETTING", "kept")
-    tool = make_shell_tool(tmp_path, {})
+    monkeypatch.setenv("GITHUB_TOKEN", "gh-hush-4")
+    monkeypatch.setenv("PLAIN_SETTING", "hush-5")
+    monkeypatch.setenv("LC_TIME", "C")
+    monkeypatch.setenv("NPM_CONFIG_CACHE", "/tmp/npm-passed")
+    tool = make_shell_tool(tmp_path, {}, pass_env=["NPM_*"])
     result = await run_call([tool], "run_shell_command", {"command": "env"})
     assert "hush" not in result.message.content
-    assert "GITHUB_TOKEN=gh-kept" in result.message.content
-    assert "PLAIN_SETTING=kept" in result.message.content
-    assert "AWS_SECRET_ACCESS_KEY" not in scrubbed_env({"AWS_SECRET_ACCESS_KEY": "x"})
+    assert "LC_TIME=C" in result.message.content
+    assert "NPM_CONFIG_CACHE=/tmp/npm-passed" in result.message.content
+    assert f"PATH={os.environ['PATH']}" in result.message.content
+    assert child_env(source={"AWS_SECRET_ACCESS_KEY": "x", "HOME": "/h"}) == {"HOME": "/h"}
 
 
 async def test_long_output_keeps_head_and_tail_and_spills_the_rest(tmp_path: Path) -> None:
