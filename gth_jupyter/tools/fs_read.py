@@ -5,28 +5,30 @@ at 2000 characters, with a notice saying how to page on; ``read_multiple_files {
 ``list_directory {path}`` and ``list_directory_with_sizes {path, sortBy?}`` (``[DIR]`` /
 ``[FILE]`` lines); ``directory_tree {path}`` (JSON); ``search_files {path, pattern,
 excludePatterns?}`` (case-insensitive name match); ``get_file_info {path}``;
-``list_allowed_directories``. Every path goes through the :class:`Workspace`, and entries hidden by
-``.aiignore`` are left out of listings. A failure is an error result worded
-``Error <action>: <reason>``.
+``list_allowed_directories``. Reads stream (``fs_lines``): nothing past what the caps show is
+kept in memory, and a capped read stops reading where its output stops. Every path goes through
+the :class:`Workspace`, and entries hidden by ``.aiignore`` are left out of listings. A failure is
+an error result worded ``Error <action>: <reason>``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from itertools import chain, islice
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
-from gth_jupyter.tools import fs_listing
+from gth_jupyter.tools import fs_lines, fs_listing
 from gth_jupyter.tools._base import FileToolSpec, make_file_tools
+from gth_jupyter.tools.fs_lines import MAX_LINES, cap
 from gth_jupyter.tools.workspace import PathDenied, Workspace, guarded
 
 __all__ = ["READ_TOOLS", "make_read_tools"]
 
-MAX_LINES, MAX_BYTES, MAX_LINE = 2000, 50 * 1024, 2000
 READ_TOOLS = (
     "read_file",
     "read_multiple_files",
@@ -46,8 +48,12 @@ class PathArgs(BaseModel):
 class ReadFileArgs(PathArgs):
     offset: int | None = Field(None, description="1-based first line of a window (with limit).")
     limit: int | None = Field(None, description=f"Lines from offset (at most {MAX_LINES}).")
-    head: int | None = Field(None, description="Only the first N lines (may combine with tail).")
-    tail: int | None = Field(None, description="Only the last N lines (may combine with head).")
+    head: int | None = Field(
+        None, ge=0, description="Only the first N lines (may combine with tail)."
+    )
+    tail: int | None = Field(
+        None, ge=0, description="Only the last N lines (may combine with head)."
+    )
 
 
 class PathsArgs(BaseModel):
@@ -67,69 +73,59 @@ class NoArgs(BaseModel):
     pass
 
 
-def cap(text: str, max_lines: float, start: int | None, hard: bool) -> str:
-    """Cut long lines, then stop at ``max_lines`` or 50 KB with a notice (see the docstring)."""
-    lines = text.split("\n")
-    if len(text.encode()) <= MAX_BYTES and len(lines) <= max_lines:
-        if all(len(line) <= MAX_LINE for line in lines):
-            return text
-    out: list[str] = []
-    size, by_bytes, by_lines = 0, False, False
-    for raw in lines:
-        if len(out) >= max_lines:
-            by_lines = True
-            break
-        line = (
-            raw if len(raw) <= MAX_LINE else f"{raw[:MAX_LINE]}... (line truncated to 2000 chars)"
-        )
-        grow = len(line.encode()) + (1 if out else 0)
-        if out and size + grow > MAX_BYTES:
-            by_bytes = True
-            break
-        out.append(line)
-        size += grow
-    result = "\n".join(out)
-    if by_bytes or (by_lines and hard):
-        how = "use offset/limit to page through the rest"
-        if start is not None:
-            how = f"resume with offset:{start + len(out)} (and an optional limit)"
-        result += (
-            f"\n... [read_file: output truncated at the 2000-line / 50 KB read cap — {how}] ..."
-        )
-    return result
+_TOGETHER = (
+    "read_file: pass a line window (offset/limit) OR head/tail, not both. Use offset/limit "
+    "to read an arbitrary range; use head/tail for the first/last N lines."
+)
 
 
-def _lines(text: str) -> list[str]:
-    lines = text.replace("\r\n", "\n").split("\n")
-    return lines[:-1] if lines and lines[-1] == "" else lines
+def read_capped(path: Path) -> str:
+    """A read without a window: the file up to the caps, and not a byte further."""
+    with path.open("rb") as f:
+        return cap(fs_lines.lines(f, normalised=False), MAX_LINES, 1, True)
+
+
+def _window(f: BinaryIO, offset: int | None, limit: int | None) -> str:
+    start = max(1, offset or 1)
+    skipped = fs_lines.skip(f, start - 1)
+    rest = fs_lines.lines(f, normalised=True)
+    first = next(rest, None)
+    if first is None and skipped:
+        return f"[read_file: offset {start} is past end of file ({skipped} lines total)]"
+    shown = min(max(1, limit or MAX_LINES), MAX_LINES)
+    hard = limit is None or limit > MAX_LINES
+    return cap(chain([] if first is None else [first], rest), shown, start, hard)
+
+
+def _ends(path: Path, head: int, tail: int) -> str:
+    # Two handles: the head is read lazily while the tail is found from the end.
+    with path.open("rb") as f, path.open("rb") as g:
+        if head and tail:
+            total = fs_lines.count_lines(f)
+            f.seek(0)
+            if head + tail >= total:
+                return cap(fs_lines.lines(f, normalised=True), float("inf"), None, False)
+            g.seek(fs_lines.tail_start(g, tail))
+            skipped = f"... [{total - head - tail} lines skipped] ..."
+            first = islice(fs_lines.lines(f, normalised=True), head)
+            body = chain(first, [skipped], fs_lines.lines(g, normalised=True))
+            return cap(body, float("inf"), None, False)
+        if tail:
+            g.seek(fs_lines.tail_start(g, tail))
+            return cap(fs_lines.lines(g, normalised=True), float("inf"), None, False)
+        return cap(islice(fs_lines.lines(f, normalised=True), head), float("inf"), None, False)
 
 
 def read(path: Path, a: ReadFileArgs) -> str:
+    """``read_file``: every form streams, so memory stays bounded whatever the file's size."""
     if (a.offset is not None or a.limit is not None) and (a.head or a.tail):
-        return (
-            "read_file: pass a line window (offset/limit) OR head/tail, not both. Use offset/limit "
-            "to read an arbitrary range; use head/tail for the first/last N lines."
-        )
-    text = path.read_text(encoding="utf-8", errors="replace")
+        return _TOGETHER
+    if a.offset is None and a.limit is None and not a.head and not a.tail:
+        return read_capped(path)
     if a.offset is not None or a.limit is not None:
-        start = max(1, a.offset or 1)
-        lines = _lines(text)
-        if start > len(lines) and lines:
-            return f"[read_file: offset {start} is past end of file ({len(lines)} lines total)]"
-        limit = min(max(1, a.limit or MAX_LINES), MAX_LINES)
-        hard = a.limit is None or a.limit > MAX_LINES
-        return cap("\n".join(lines[start - 1 :]), limit, start, hard)
-    if a.head or a.tail:
-        lines, head, tail = _lines(text), a.head or 0, a.tail or 0
-        if head + tail >= len(lines):
-            body = "\n".join(lines)
-        elif head and tail:
-            skipped = len(lines) - head - tail
-            body = "\n".join([*lines[:head], f"... [{skipped} lines skipped] ...", *lines[-tail:]])
-        else:
-            body = "\n".join(lines[:head] if head else lines[-tail:])
-        return cap(body, float("inf"), None, False)
-    return cap(text, MAX_LINES, 1, True)
+        with path.open("rb") as f:
+            return _window(f, a.offset, a.limit)
+    return _ends(path, a.head or 0, a.tail or 0)
 
 
 def make_read_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
@@ -142,10 +138,10 @@ def make_read_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
 
     def read_one(p: str) -> str:
         try:
-            text = ws.resolve(p).read_text("utf-8", "replace")
+            text = read_capped(ws.resolve(p))
         except (PathDenied, OSError) as exc:
             return f"{p}: Error - {exc}"
-        return f"{p}:\n{cap(text, MAX_LINES, 1, True)}\n"
+        return f"{p}:\n{text}\n"
 
     async def read_multiple_files(paths: list[str]) -> str:
         return "\n---\n".join([await asyncio.to_thread(read_one, p) for p in paths])
