@@ -18,7 +18,8 @@ def load(project: Path, config: dict[str, Any]) -> GthConfig:
     return load_config(cwd=project, home=home)
 
 
-def command_output(content: str) -> str:
+def command_output(content: object) -> str:
     """What a command printed, out of a tool result (Gaunt Sloth's ``<COMMAND_OUTPUT>`` tags)."""
+    content = str(content)
     start = content.index("<COMMAND_OUTPUT>\n") + len("<COMMAND_OUTPUT>\n")
     return content[start : content.index("</COMMAND_OUTPUT>")]

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.tools import BaseTool
 
 from gth_jupyter.config import ConfigError
 from gth_jupyter.config.schema import CustomToolConfig
@@ -48,12 +49,12 @@ async def test_find_exec_through_a_pattern_creates_nothing(tmp_path: Path) -> No
         },
     )
     tools = build_tools(config.for_command("notebook"), cwd=tmp_path)
-    finder = next(t for t in tools if getattr(t, "name", None) == "finder")
-    result = await run_call([finder], "finder", {"pattern": "zz -o -exec touch PWNED {} +"})  # type: ignore[list-item]
-    assert result.message.content.startswith(
+    finder = next(t for t in tools if isinstance(t, BaseTool) and t.name == "finder")
+    result = await run_call([finder], "finder", {"pattern": "zz -o -exec touch PWNED {} +"})
+    assert not (tmp_path / "PWNED").exists()
+    assert str(result.message.content).startswith(
         "Executing 'find . -name 'zz -o -exec touch PWNED {} +''..."
     )
-    assert not (tmp_path / "PWNED").exists()
 
 
 async def test_a_second_path_after_a_space_is_refused(tmp_path: Path) -> None:
