@@ -102,6 +102,11 @@ class AiIgnore:
             return cls([])
         return cls(text.splitlines())
 
+    @property
+    def empty(self) -> bool:
+        """True if the filter hides nothing."""
+        return self._empty
+
     def hides(self, relative: str) -> bool:
         """True if the ``/``-separated relative path (or a directory above it) is hidden."""
         if self._empty or relative in ("", "."):

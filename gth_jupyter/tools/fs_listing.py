@@ -2,6 +2,11 @@
 
 ``.aiignore``-hidden entries never appear; the noise directories (``.git``, ``node_modules``...)
 appear in a tree as ``ignored`` without children; symlinks are listed but not followed.
+
+A symlink whose target lies outside the working directory, is hidden by ``.aiignore`` or is missing
+is shown as a bare link: ``[LINK] name``, ``"type": "link"``, no size, no type of its target, no
+target. Otherwise a listing would tell the agent what it may not look at (a directory outside, the
+size of a hidden file).
 """
 
 from __future__ import annotations
@@ -11,13 +16,13 @@ import re
 import stat
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from gth_jupyter.tools.aiignore import glob_to_regex
 from gth_jupyter.tools.grep_scan import NOISE_DIRS
 from gth_jupyter.tools.workspace import Workspace
 
-__all__ = ["info", "search", "size", "sized", "tree", "visible"]
+__all__ = ["info", "kind", "label", "search", "size", "sized", "tree", "visible"]
 
 
 def size(n: float) -> str:
@@ -33,11 +38,25 @@ def visible(ws: Workspace, directory: Path) -> list[os.DirEntry[str]]:
     return sorted(entries, key=lambda e: e.name)
 
 
+Kind = Literal["directory", "file", "link"]
+
+
+def kind(ws: Workspace, entry: os.DirEntry[str]) -> Kind:
+    """What a listing may say ``entry`` is (see the module docstring for ``link``)."""
+    if ws.link_hides_target(Path(entry.path)):
+        return "link"
+    return "directory" if entry.is_dir() else "file"
+
+
+def label(ws: Workspace, entry: os.DirEntry[str]) -> str:
+    return {"directory": "[DIR]", "file": "[FILE]", "link": "[LINK]"}[kind(ws, entry)]
+
+
 def tree(ws: Workspace, directory: Path) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for e in visible(ws, directory):
-        is_dir = e.is_dir(follow_symlinks=False)
-        node: dict[str, Any] = {"name": e.name, "type": "directory" if is_dir else "file"}
+        node: dict[str, Any] = {"name": e.name, "type": kind(ws, e)}
+        is_dir = e.is_dir(follow_symlinks=False)  # links are never followed, so no loops
         if is_dir and e.name in NOISE_DIRS:
             node["ignored"] = True
         elif is_dir:
@@ -62,7 +81,17 @@ def search(ws: Workspace, root: Path, pattern: str, exclude: list[str]) -> list[
     return found
 
 
-def info(path: Path) -> str:
+LINK_INFO = (
+    "isSymbolicLink: true\ntarget: not shown (outside the working directory, hidden or missing)"
+)
+
+
+def info(ws: Workspace, requested: str) -> str:
+    """``get_file_info``; a link whose target may not be described is shown as a bare link."""
+    entry = ws.lexical(requested)
+    if entry is not None and ws.link_hides_target(entry):
+        return LINK_INFO
+    path = ws.resolve(requested)
     st = path.stat()
 
     def when(ts: float) -> str:
@@ -82,18 +111,23 @@ def info(path: Path) -> str:
 
 
 def sized(ws: Workspace, directory: Path, sort_by: str) -> str:
-    """``list_directory_with_sizes``: entries with sizes, then the totals."""
-    rows = [(e, 0 if e.is_dir() else e.stat().st_size) for e in visible(ws, directory)]
+    """``list_directory_with_sizes``: entries with sizes, then the totals (bare links count in
+    neither)."""
+    rows = []
+    for e in visible(ws, directory):
+        k = kind(ws, e)
+        rows.append((e, k, e.stat().st_size if k == "file" else 0))
     if sort_by == "size":
-        rows.sort(key=lambda row: -row[1])
+        rows.sort(key=lambda row: -row[2])
     lines = []
-    for entry, n in rows:
-        shown = "" if entry.is_dir() else size(n).rjust(10)
-        lines.append(f"{'[DIR]' if entry.is_dir() else '[FILE]'} {entry.name.ljust(30)} {shown}")
-    files = [n for entry, n in rows if not entry.is_dir()]
+    for entry, k, n in rows:
+        shown = size(n).rjust(10) if k == "file" else ""
+        lines.append(f"{label(ws, entry)} {entry.name.ljust(30)} {shown}")
+    files = [n for _, k, n in rows if k == "file"]
+    dirs = [n for _, k, n in rows if k == "directory"]
     lines += [
         "",
-        f"Total: {len(files)} files, {len(rows) - len(files)} directories",
+        f"Total: {len(files)} files, {len(dirs)} directories",
         f"Combined size: {size(sum(files)) if files else '0 B'}",
     ]
     return "\n".join(lines)

@@ -148,7 +148,7 @@ def make_read_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
 
     def listing(path: str) -> str:
         items = fs_listing.visible(ws, ws.resolve(path))
-        return "\n".join(f"{'[DIR]' if e.is_dir() else '[FILE]'} {e.name}" for e in items)
+        return "\n".join(f"{fs_listing.label(ws, e)} {e.name}" for e in items)
 
     async def list_directory(path: str) -> str:
         return await guarded(f"listing directory {path}", lambda: listing(path))
@@ -174,9 +174,7 @@ def make_read_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
         return await guarded(f"searching {path}", run)
 
     async def get_file_info(path: str) -> str:
-        return await guarded(
-            f"getting file info for {path}", lambda: fs_listing.info(ws.resolve(path))
-        )
+        return await guarded(f"getting file info for {path}", lambda: fs_listing.info(ws, path))
 
     async def list_allowed_directories() -> str:
         return f"Allowed directories:\n{ws.root}"

@@ -7,8 +7,9 @@ whitespace-tolerant line match; returns a unified diff), ``create_directory {pat
 ``delete_directory {path, recursive?}`` (never the working directory itself).
 
 Paths go through the :class:`Workspace` (inside the working directory, symlinks resolved, not
-hidden by ``.aiignore``). One addition to Gaunt Sloth: these tools refuse to change ``.aiignore``
-and the ``.gsloth`` configuration, so an agent cannot widen its own permissions for next time.
+hidden by ``.aiignore``). Additions to Gaunt Sloth: these tools refuse to change ``.aiignore``
+and the ``.gsloth`` configuration, so an agent cannot widen its own permissions for next time, and
+they refuse to move or delete a directory holding a hidden path, which would carry it along.
 """
 
 from __future__ import annotations
@@ -135,6 +136,17 @@ def apply_edits(path: Path, edits: list[Edit], dry_run: bool, shown: str) -> str
     return "\n".join(notes) + f"\n\n{fence}diff\n{diff}{fence}\n\n"
 
 
+def _whole(ws: Workspace, path: Path, requested: str, verb: str) -> Path:
+    """``path``, unless it is a directory holding something ``.aiignore`` hides (which one is
+    not said: naming it would reveal what the file hides)."""
+    if path.is_dir() and ws.hides_within(path):
+        raise PathDenied(
+            f"Access denied - {requested} contains paths hidden by .aiignore, so it cannot be "
+            f"{verb} as a whole"
+        )
+    return path
+
+
 def _delete_dir(ws: Workspace, requested: str, recursive: bool) -> str:
     path = _writable(ws, requested)
     if path == ws.root:
@@ -142,6 +154,7 @@ def _delete_dir(ws: Workspace, requested: str, recursive: bool) -> str:
             f"Cannot delete protected directory: {requested}. "
             "This is one of the allowed root directories."
         )
+    _whole(ws, path, requested, "deleted")
     if not path.is_dir():
         raise ValueError(f"Not a directory: {requested}. Use delete_file for files.")
     if recursive:
@@ -166,7 +179,7 @@ def make_write_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
         return f"Successfully wrote to {path}"
 
     def move(source: str, destination: str) -> str:
-        src, dst = _writable(ws, source), _writable(ws, destination)
+        src, dst = _whole(ws, _writable(ws, source), source, "moved"), _writable(ws, destination)
         if dst.exists():
             raise ValueError(f"Destination already exists: {destination}")
         src.rename(dst)

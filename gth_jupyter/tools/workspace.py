@@ -4,6 +4,10 @@ Every path a tool receives is resolved here. It must stay inside the working dir
 written and after following symlinks (a link inside the tree pointing outside it is refused), and
 it must not be hidden by ``.aiignore``. A path that does not exist yet (a file to write) is checked
 through its nearest existing parent, which ``os.path.realpath`` resolves.
+
+Two more questions the tools ask it: whether a directory *contains* a hidden path (then it may not
+be moved or deleted as a whole, which would carry the hidden path along), and whether a symlink's
+target may be described at all (not when it lies outside, is hidden, or is missing).
 """
 
 from __future__ import annotations
@@ -73,6 +77,47 @@ class Workspace:
         if check_aiignore and self.hides(real):
             raise PathDenied(f"Access denied - {requested} is hidden by .aiignore")
         return real
+
+    def hides_within(self, directory: Path) -> bool:
+        """True if ``.aiignore`` hides anything at or below ``directory`` (links not followed).
+
+        A move or a recursive delete of such a directory would carry the hidden paths with it
+        (``conf/prod.env`` hidden, ``conf`` moved to ``conf2``, then ``conf2/prod.env`` read)."""
+        if self.hides(directory):
+            return True
+        if self.aiignore.empty:
+            return False
+
+        def unreadable(error: OSError) -> None:
+            raise error  # what cannot be listed cannot be vouched for
+
+        for current, dirs, files in os.walk(directory, onerror=unreadable):
+            for name in (*dirs, *files):
+                if self.hides(Path(current, name)):
+                    return True
+        return False
+
+    def link_hides_target(self, path: Path) -> bool:
+        """True if ``path`` is a symlink whose target a listing must not describe: outside the
+        working directory, hidden by ``.aiignore``, or missing."""
+        if not path.is_symlink():
+            return False
+        target = Path(os.path.realpath(path))
+        return not self.inside(target) or self.hides(target) or not target.exists()
+
+    def lexical(self, requested: str) -> Path | None:
+        """The path ``requested`` names, its directories resolved but its last part not followed;
+        ``None`` when that is not a visible entry inside the working directory."""
+        text = requested.strip()
+        if not text or "\0" in text:
+            return None
+        absolute = Path(os.path.normpath(self.root / os.path.expanduser(text)))
+        if absolute == self.root:
+            return None
+        entry = Path(os.path.realpath(absolute.parent)) / absolute.name
+        if not self.inside(entry) or entry == self.root or self.hides(entry):
+            return None
+        return entry
 
 
 async def guarded(action: str, run: Callable[[], str]) -> str:
