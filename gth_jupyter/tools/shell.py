@@ -28,7 +28,6 @@ __all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "DEFAULT_TIMEOUT_MS", "hardline", "make_s
 DEFAULT_TIMEOUT_MS = 120_000
 DEFAULT_MAX_OUTPUT_BYTES = 100_000
 
-_ROOTS = frozenset({"/", "/*", "~", "~/", "~/*", "$HOME", "$HOME/", "$HOME/*", "${HOME}", "/."})
 _SEGMENTS = re.compile(r"[;&|\n]+|\$\(|`")
 _HARDLINE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bmkfs(?:\.\w+)?\b"), "formatting a filesystem"),
@@ -53,6 +52,14 @@ class ShellArgs(BaseModel):
     )
 
 
+def _is_root(word: str) -> bool:
+    """``/`` or the home directory however spelt: ``//``, ``/./*``, ``${HOME}/``, ``~/..``."""
+    for home in ("${HOME}", "$HOME"):
+        if word.startswith(home):
+            word = "~" + word[len(home) :]
+    return word.startswith(("/", "~")) and word.rstrip("/.*") in ("", "~")
+
+
 def _wipes_root(segment: str) -> bool:
     words = segment.replace('"', " ").replace("'", " ").split()
     while words and words[0] in ("sudo", "command", "exec", "nice"):
@@ -63,7 +70,7 @@ def _wipes_root(segment: str) -> bool:
     recursive = any(
         w == "--recursive" or (not w.startswith("--") and "r" in w.lower()) for w in flags
     )
-    return recursive and any(w in _ROOTS for w in words[1:] if not w.startswith("-"))
+    return recursive and any(_is_root(w) for w in words[1:] if not w.startswith("-"))
 
 
 def hardline(command: str) -> str | None:

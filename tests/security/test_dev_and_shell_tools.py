@@ -16,7 +16,7 @@ from gth_jupyter.config.schema import CustomToolConfig
 from gth_jupyter.tools.custom import make_custom_tool
 from gth_jupyter.tools.dev import make_dev_tool
 from gth_jupyter.tools.process import MAX_LIVE_BYTES, OutputBuffer
-from gth_jupyter.tools.shell import make_shell_tool
+from gth_jupyter.tools.shell import hardline, make_shell_tool
 from tests.tools.conftest import output_text, run_call
 
 from .conftest import command_output
@@ -112,3 +112,17 @@ async def test_a_waived_null_byte_is_a_tool_error_not_a_crash(tmp_path: Path) ->
     result = await run_call([tool], "nul", {"p": "a\0b"})
     assert result.message.status == "error"
     assert "holds a null byte" in str(result.message.content)
+
+
+# Asserted on hardline() alone: on code without the fix, running these would really delete.
+@pytest.mark.parametrize(
+    "command",
+    ["rm -rf //", "rm -rf ${HOME}/", "rm -r -f /.//*", "rm -rf -- $HOME/.", "rm -rf ~/.."],
+)
+def test_the_hardline_sees_root_and_home_however_spelt(command: str) -> None:
+    assert hardline(command) == "recursive delete of the root or home directory"
+
+
+def test_the_hardline_leaves_ordinary_deletes_alone() -> None:
+    for command in ("rm -rf build/", "rm -rf ./dist", "rm -rf /tmp/x", "rm -rf .", "rm ~/a.txt"):
+        assert hardline(command) is None, command
