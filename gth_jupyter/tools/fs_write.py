@@ -68,7 +68,8 @@ class DeleteDirArgs(BaseModel):
 
 
 def _protected(ws: Workspace, path: Path) -> bool:
-    rel = ws.relative(path)
+    # Case-folded: on a case-insensitive disk (macOS, Windows) ``.AIIGNORE`` *is* ``.aiignore``.
+    rel = ws.relative(path).lower()
     first = rel.split("/", 1)[0]
     return rel == ".aiignore" or first == ".gsloth" or first.startswith(".gsloth.config.")
 

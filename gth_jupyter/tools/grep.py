@@ -104,6 +104,15 @@ def _target(workspace: Workspace, requested: str | None) -> Path:
     return real
 
 
+def _rg_error(err: bytes, code: int | None) -> str:
+    """What to say when rg fails. Only its regex errors are quoted: its other messages name
+    files (one it could not read may be hidden by .aiignore), so they are summarised."""
+    detail = err.decode("utf-8", "replace").strip()
+    if detail.startswith("rg: regex parse error") or detail.startswith("regex parse error"):
+        return detail
+    return f"rg exited with {code} (some files could not be searched)"
+
+
 async def _ripgrep(
     rg: str, workspace: Workspace, target: Path, pattern: str, file_set: str
 ) -> list[Match]:
@@ -132,8 +141,7 @@ async def _ripgrep(
     if process.returncode == 1:
         return []
     if process.returncode != 0 and not out:
-        detail = err.decode("utf-8", "replace").strip()
-        raise ToolException(f"Search failed: {detail or f'rg exited with {process.returncode}'}")
+        raise ToolException(f"Search failed: {_rg_error(err, process.returncode)}")
     matches: list[Match] = []
     for raw in out.decode("utf-8", "replace").split("\n"):
         path, sep, rest = raw.partition("\0")

@@ -9,6 +9,8 @@ It reproduces what ``rg --no-require-git`` searches, so both engines give the sa
 - ``all``: everything is searched.
 - Either way the noise directories (``.git``, ``node_modules``, ``dist``, ``.idea``) are skipped,
   symlinks found while walking are not followed, and files holding a NUL byte (binary) are skipped.
+- Files are read line by line and each line is matched on its first 4,096 characters (as Gaunt
+  Sloth's scanner does), so a huge file or a huge line costs a chunk of memory, not its size.
 
 The caller filters ``.aiignore`` and caps the count; files are returned in path order so a capped
 scan returns the same first matches as a sorted, capped ripgrep result.
@@ -21,6 +23,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import pathspec
 
@@ -29,6 +32,10 @@ from gth_jupyter.tools.aiignore import glob_to_regex
 __all__ = ["NOISE_DIRS", "Match", "include_matcher", "scan"]
 
 NOISE_DIRS = frozenset({".git", "node_modules", "dist", ".idea"})
+#: Characters of a line the scanner matches against (Gaunt Sloth's fallback reads 4096).
+MAX_SCAN_LINE = 4096
+_LINE_BUDGET = 4 * MAX_SCAN_LINE + 8
+_CHUNK = 1 << 20
 _IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
 
 
@@ -126,6 +133,43 @@ def _walk(start: Path, file_set: str, ignores: _Ignores | None) -> Iterator[Path
             yield path
 
 
+class _Binary(Exception):
+    """The file holds a NUL byte: skipped, as ripgrep skips binary files."""
+
+
+def _lines(f: BinaryIO) -> Iterator[bytes]:
+    """Each line's first bytes (enough for ``MAX_SCAN_LINE`` characters); raises ``_Binary`` at a
+    NUL byte, also in the part of a long line that is skipped without being kept."""
+    while head := f.readline(_LINE_BUDGET):
+        if b"\0" in head:
+            raise _Binary
+        if head.endswith(b"\n") or len(head) < _LINE_BUDGET:
+            yield head.removesuffix(b"\n")
+            continue
+        while rest := f.readline(_CHUNK):
+            if b"\0" in rest:
+                raise _Binary
+            if rest.endswith(b"\n"):
+                break
+        yield head
+
+
+def _search_file(path: Path, rel: str, regex: re.Pattern[str], room: int) -> list[Match]:
+    """At most ``room`` matches in one file, read line by line (the file is read to its end, so
+    a NUL byte anywhere still marks it binary, but never held whole)."""
+    found: list[Match] = []
+    try:
+        with path.open("rb") as f:
+            for number, data in enumerate(_lines(f), start=1):
+                if len(found) < room:
+                    line = data.decode("utf-8", "replace")[:MAX_SCAN_LINE]
+                    if regex.search(line):
+                        found.append(Match(rel, number, line))
+    except _Binary:
+        return []
+    return found
+
+
 def scan(
     root: Path,
     target: Path,
@@ -150,18 +194,10 @@ def scan(
         if hidden(rel):
             continue
         try:
-            data = path.read_bytes()
+            found = _search_file(path, rel, regex, limit - len(matches))
         except OSError:
             continue
-        if b"\0" in data:
-            continue
-        text = data.decode("utf-8", "replace")
-        lines = text.split("\n")
-        if text.endswith("\n"):
-            lines.pop()  # the terminator ends the last line; it does not start another
-        for number, line in enumerate(lines, start=1):
-            if regex.search(line):
-                matches.append(Match(rel, number, line))
-                if len(matches) >= limit:
-                    return matches
+        matches.extend(found)
+        if len(matches) >= limit:
+            return matches
     return matches
