@@ -25,6 +25,7 @@ export function mount({ model, el, css, env = {} }) {
   /** @type {ChatController | null} */
   let chat = null;
   let disposed = false;
+  const gone = new AbortController(); // ends requests nobody will read once the view is gone
 
   const view = new TranscriptView({
     doc,
@@ -93,6 +94,15 @@ export function mount({ model, el, css, env = {} }) {
     chat.on((e) => {
       if (e.type === "run-state" && !e.running) sendPending();
     });
+    // The agent's info carries the hosts whose images load at once (`a2ui.imageHosts`). Asked
+    // beside the history and applied whenever it comes: until then every remote image waits
+    // for a click, and an old kernel that never answers changes nothing.
+    const info = backend.info(gone.signal).catch(() => null);
+    void info.then((i) => {
+      if (disposed || !i) return;
+      view.setMediaHosts(i.a2ui?.imageHosts);
+      if (!model.get("model_label")) view.setHeader({ modelLabel: [i.provider, i.model].filter(Boolean).join(" · "), offline: Boolean(i.offline) });
+    });
     try {
       const thread = await backend.history(threadId);
       if (disposed) return;
@@ -103,16 +113,13 @@ export function mount({ model, el, css, env = {} }) {
     }
     // After the history, which rebuilds the transcript.
     for (const e of registry.errors) view.addNote(`Browser tool '${e.name}' is not available: ${e.message}`, "warning");
-    if (!model.get("model_label")) {
-      const info = await backend.info().catch(() => null);
-      if (info && !disposed) view.setHeader({ modelLabel: [info.provider, info.model].filter(Boolean).join(" · "), offline: Boolean(info.offline) });
-    }
     view.setReady(true, threadId);
     sendPending();
   })().catch((err) => view.addError("widget_error", String(err?.message || err)));
 
   return () => {
     disposed = true;
+    gone.abort();
     chat?.stop();
     model.off("change:model_label", showTraits);
     model.off("change:offline", showTraits);

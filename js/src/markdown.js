@@ -1,41 +1,83 @@
 // Markdown for assistant messages: markdown-it with raw HTML off, so agent text can never
-// inject markup. Links are limited to http(s)/mailto and open in a new tab without an opener;
-// images become links, so a reply cannot load remote pixels (tracking beacons) by itself.
+// inject markup. URLs follow the one policy of media.js: links only to absolute http(s) or
+// mailto:, in a new tab without an opener or referrer, with the real host shown when the text
+// names another; images load only from trusted hosts or after a click on their placeholder.
 
 import MarkdownIt from "markdown-it";
+import { MediaPolicy, activateMedia, escapeHtml, hostOf, mediaHtml, safeLinkUrl } from "./media.js";
 
-const SAFE_LINK = /^(https?:|mailto:)/i;
+/** @typedef {import("./media.js").MediaPolicy} Policy */
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false, typographer: false });
 
-// markdown-it normalises the URL before asking; anything but http(s)/mailto is left as text.
-md.validateLink = (url) => SAFE_LINK.test(String(url).trim());
+// Which URLs become link or image tokens at all (markdown-it normalises them first); the rules
+// below decide what each may do. Anything else stays as text.
+md.validateLink = (url) => /^(https?:|mailto:|data:image\/)/i.test(String(url).trim());
 
-const defaultLinkOpen =
-  md.renderer.rules.link_open || ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
-md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
+/** A link target: an absolute http(s) URL (see media.js) or mailto:, else null. */
+function linkHref(/** @type {string} */ href) {
+  if (/^mailto:/i.test(href.trim())) return href.trim();
+  return safeLinkUrl(href);
+}
+
+/** The host a link's text claims, when its text looks like a URL or a domain name. */
+function claimedHost(/** @type {string} */ text) {
+  const t = text.trim();
+  if (!/^(https?:\/\/)?[^\s/]+\.[a-z]{2,}(?=$|[/:?#])/i.test(t)) return "";
+  return hostOf(/^https?:\/\//i.test(t) ? t : `http://${t}`);
+}
+
+md.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
   const token = tokens[idx];
+  const href = linkHref(token.attrGet("href") || "");
+  if (!href) {
+    // data: and anything not http(s)/mailto: an inert <a> (its text stays, nothing to follow).
+    token.attrs = [];
+    return self.renderToken(tokens, idx, options);
+  }
+  token.attrSet("href", href);
   token.attrSet("target", "_blank");
   token.attrSet("rel", "noopener noreferrer");
-  return defaultLinkOpen(tokens, idx, options, env, self);
+  token.attrSet("title", href);
+  // [https://bank.example](https://evil.example): say where the link really goes.
+  let text = "";
+  let close = idx + 1;
+  for (; close < tokens.length && tokens[close].type !== "link_close"; close++) text += tokens[close].content || "";
+  const real = hostOf(href);
+  const claimed = claimedHost(text);
+  if (close < tokens.length && claimed && real && claimed !== real) tokens[close].meta = { realHost: real };
+  return self.renderToken(tokens, idx, options);
 };
 
-md.renderer.rules.image = (tokens, idx) => {
+md.renderer.rules.link_close = (tokens, idx, options, _env, self) => {
+  const real = tokens[idx].meta?.realHost;
+  const html = self.renderToken(tokens, idx, options);
+  return real ? `${html}<span class="gth-link-host" title="The link goes to ${escapeHtml(real)}">(${escapeHtml(real)})</span>` : html;
+};
+
+md.renderer.rules.image = (tokens, idx, _options, env) => {
   const token = tokens[idx];
-  const src = token.attrGet("src") || "";
-  const alt = token.children?.map((t) => t.content).join("") || src;
-  const esc = md.utils.escapeHtml;
-  return `<a href="${esc(src)}" target="_blank" rel="noopener noreferrer" class="gth-md-image-link">${esc(alt)}</a>`;
+  const alt = token.children?.map((t) => t.content).join("") || "";
+  return mediaHtml(token.attrGet("src") || "", { kind: "image", alt, policy: env?.policy });
 };
 
-/** Markdown source to safe HTML. */
-export function renderMarkdown(/** @type {string} */ text) {
-  return md.render(String(text ?? ""));
+/** Markdown source to safe HTML; images follow `policy` (default: no trusted host). */
+export function renderMarkdown(/** @type {string} */ text, /** @type {Policy | undefined} */ policy = undefined) {
+  return md.render(String(text ?? ""), { policy });
+}
+
+/** Let a person's click on an image placeholder inside `el` load it (once per element). */
+function listen(/** @type {HTMLElement} */ el, /** @type {Policy} */ policy) {
+  const any = /** @type {any} */ (el);
+  if (any.gthMediaPolicy === policy) return;
+  if (!any.gthMediaPolicy) el.addEventListener("click", (event) => activateMedia(event, any.gthMediaPolicy));
+  any.gthMediaPolicy = policy;
 }
 
 /** Paint Markdown into an element (the HTML comes only from markdown-it with html: false). */
-export function setMarkdown(/** @type {HTMLElement} */ el, /** @type {string} */ text) {
-  el.innerHTML = renderMarkdown(text);
+export function setMarkdown(/** @type {HTMLElement} */ el, /** @type {string} */ text, policy = new MediaPolicy()) {
+  listen(el, policy);
+  el.innerHTML = renderMarkdown(text, policy);
 }
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
@@ -83,9 +125,11 @@ export function stableCut(/** @type {string} */ text, from = 0) {
  * of every block), until frames take longer than a frame. The result is the same HTML.
  */
 export class MarkdownStream {
-  /** @param {HTMLElement} el */
-  constructor(el) {
+  /** @param {HTMLElement} el @param {Policy} [policy] which images load (shared by the view) */
+  constructor(el, policy = new MediaPolicy()) {
     this.el = el;
+    this.policy = policy;
+    listen(el, policy);
     this.text = "";
     this.cut = 0;
     /** @type {ChildNode[]} the nodes after the cut */
@@ -104,10 +148,10 @@ export class MarkdownStream {
     }
     for (const node of this.tail) node.remove();
     if (cut > this.cut) {
-      this.el.append(fragment(this.el, renderMarkdown(text.slice(this.cut, cut))));
+      this.el.append(fragment(this.el, renderMarkdown(text.slice(this.cut, cut), this.policy)));
       this.cut = cut;
     }
-    const tail = fragment(this.el, renderMarkdown(text.slice(cut)));
+    const tail = fragment(this.el, renderMarkdown(text.slice(cut), this.policy));
     this.tail = [...tail.childNodes];
     this.el.append(tail);
     this.text = text;

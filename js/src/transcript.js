@@ -6,6 +6,7 @@
 import { A2uiHost } from "./a2ui/host.js";
 import { messagesFromActivity } from "./a2ui/normalize.js";
 import { MarkdownStream } from "./markdown.js";
+import { MediaPolicy, upgradeMedia } from "./media.js";
 import { askInto } from "./view/ask.js";
 import { Composer } from "./view/composer.js";
 import { contentParts, h } from "./view/dom.js";
@@ -34,7 +35,9 @@ export class TranscriptView {
     this.cards = new Map();
     /** @type {Map<string, any>} */
     this.activities = new Map();
-    this.host = new A2uiHost({ doc, onAction: (a) => opts.onAction(a) });
+    /** Which agent media load without a click (media.js); the agent's info sets its hosts. */
+    this.media = new MediaPolicy();
+    this.host = new A2uiHost({ doc, onAction: (a) => opts.onAction(a), media: this.media });
 
     this.model = h(doc, "span", { cls: "gth-model" });
     this.offline = h(doc, "span", { cls: "gth-badge gth-badge-offline", text: "offline" });
@@ -84,6 +87,12 @@ export class TranscriptView {
   }
 
   /** Show or hide the AG-UI event log (the header toggle, or the `show_event_log` trait). */
+  /** Trust these hosts' media (`a2ui.imageHosts`); placeholders from them load now. */
+  setMediaHosts(/** @type {unknown} */ hosts) {
+    this.media.setHosts(hosts);
+    upgradeMedia(this.root, this.media);
+  }
+
   showLog(/** @type {boolean} */ show) {
     this.logToggle.setAttribute("aria-pressed", String(this.log.toggle(show)));
   }
@@ -186,7 +195,7 @@ export class TranscriptView {
   /** @param {{ el: any, body: any, text: string, role: string, markdown?: MarkdownStream }} m */
   paintMessage(m) {
     if (m.role === "assistant") {
-      m.markdown ??= new MarkdownStream(m.body);
+      m.markdown ??= new MarkdownStream(m.body, this.media);
       m.markdown.set(m.text);
       this.stats.markdownRenders += 1;
     } else m.body.textContent = m.text;

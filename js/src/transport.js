@@ -270,12 +270,15 @@ export async function chooseTransport({ transport = "auto", baseUrl, fetchImpl, 
   }
 }
 
+/** How long the comm backend waits for the kernel's answer to an info request. */
+export const COMM_INFO_TIMEOUT_MS = 10000;
+
 /**
  * Everything the widget asks of a server, for one transport.
  * @param {"http" | "comm"} kind
- * @param {{ model: AnyModel, baseUrl: string, fetchImpl?: FetchFn, doc?: any }} opts
+ * @param {{ model: AnyModel, baseUrl: string, fetchImpl?: FetchFn, doc?: any, infoTimeoutMs?: number }} opts
  */
-export function createBackend(kind, { model, baseUrl, fetchImpl, doc }) {
+export function createBackend(kind, { model, baseUrl, fetchImpl, doc, infoTimeoutMs = COMM_INFO_TIMEOUT_MS }) {
   if (kind === "comm") {
     return {
       kind,
@@ -286,8 +289,16 @@ export function createBackend(kind, { model, baseUrl, fetchImpl, doc }) {
         const reply = await commRequest(model, "history", { extra: { threadId } });
         return threadOf(reply); // {messages, interrupts}
       },
-      async info() {
-        return null;
+      /**
+       * The agent's info over the comm, the body `GET gth/info` answers: `{type: "info",
+       * requestId}` is answered by `{type: "info", requestId, info}`. A kernel that does not
+       * know the request stays silent, so the wait is short and its end is "no info" (null).
+       * @param {AbortSignal} [signal] ends the wait early (the view is gone)
+       */
+      async info(signal) {
+        const reply = await commRequest(model, "info", { timeoutMs: infoTimeoutMs, signal }).catch(() => null);
+        const info = reply?.info;
+        return info && typeof info === "object" && !Array.isArray(info) ? info : null;
       },
     };
   }

@@ -28,7 +28,7 @@ test("a <script> string in Text stays text", () => {
   assert.equal(el.querySelector("[data-component-id=root]").textContent, "<script>alert(1)</script><img src=x onerror=alert(2)>");
 });
 
-test("image URLs: http(s) and data:image kept; javascript:, relative, data:text/html, svg dropped", () => {
+test("image URLs: data:image renders, http(s) waits for a click; javascript:, relative, data:text/html, svg dropped", () => {
   const urls = {
     ok1: "https://example.com/a.png",
     ok2: "data:image/png;base64,iVBORw0KGgo=",
@@ -41,13 +41,13 @@ test("image URLs: http(s) and data:image kept; javascript:, relative, data:text/
   };
   const comps = [{ id: "root", component: "Column", children: Object.keys(urls) }, ...Object.entries(urls).map(([id, url]) => ({ id, component: "Image", url }))];
   const { el } = mount(v9("s", comps));
-  for (const [id, url] of Object.entries(urls)) {
-    const img = el.querySelector(`img[data-component-id=${id}]`);
-    if (id.startsWith("ok")) assert.equal(img.getAttribute("src"), url === urls.ok1 ? "https://example.com/a.png" : url, id);
-    else {
-      assert.equal(img.getAttribute("src"), null, id);
-      assert.ok(img.classList.contains("gth-a2ui-blocked"), id);
-    }
+  const box = (id) => el.querySelector(`[data-component-id=${id}]`);
+  assert.equal(box("ok1").querySelector("img"), null);
+  assert.equal(box("ok1").querySelector(".gth-media-placeholder").dataset.gthSrc, "https://example.com/a.png");
+  assert.equal(box("ok2").querySelector("img").getAttribute("src"), urls.ok2);
+  for (const id of Object.keys(urls).filter((k) => k.startsWith("bad"))) {
+    assert.equal(box(id).querySelector("img, button"), null, id);
+    assert.ok(box(id).querySelector(".gth-media-blocked"), id);
   }
 });
 

@@ -37,12 +37,14 @@ test("http(s) and mailto links open in a new tab without an opener; bare URLs ar
   }
 });
 
-test("images become links; unsafe image URLs are dropped", () => {
+test("remote images become click-to-load placeholders; unsafe image URLs are dropped", () => {
   const r = dom(renderMarkdown("![a cat](https://example.com/cat.png) ![x](javascript:alert(1))"));
   assert.equal(r.querySelector("img"), null);
-  const links = [...r.querySelectorAll("a")];
-  assert.equal(links.length, 1);
-  assert.equal(links[0].textContent, "a cat");
+  assert.equal(r.querySelector("a"), null);
+  const placeholders = [...r.querySelectorAll(".gth-media-placeholder")];
+  assert.equal(placeholders.length, 1);
+  assert.match(placeholders[0].textContent, /a cat/);
+  assert.match(placeholders[0].textContent, /example\.com/);
 });
 
 test("ordinary Markdown renders", () => {

@@ -1,8 +1,9 @@
-// Display and layout components of the basic catalog: Text, Image, Icon, Row, Column, List,
-// Card, Tabs, Modal, Divider. Each is `(component, scope, ctx, ancestors, depth) => Element`.
-// Text goes in through textContent only; Image URLs through `safeMediaUrl`.
+// Display and layout components of the basic catalog: Text, Image, Video, AudioPlayer, Icon,
+// Row, Column, List, Card, Tabs, Modal, Divider. Each is `(component, scope, ctx, ancestors,
+// depth) => Element`. Text goes in through textContent only; media through media.js's policy
+// (`ctx.media`): a remote URL from an untrusted host shows a click-to-load placeholder.
 
-import { safeMediaUrl } from "./urls.js";
+import { mediaNode } from "../media.js";
 import { resolve, resolveText } from "./resolve.js";
 
 /** @typedef {import("./normalize.js").Component} Component */
@@ -39,6 +40,25 @@ function container(c, scope, ctx, anc, depth, cls = "") {
   return node;
 }
 
+/**
+ * A box holding the media element, its placeholder, or a refusal; repainted when the bound URL
+ * or description changes (not on other data changes, so a loaded video keeps playing).
+ * @param {Component} c @param {Scope} scope @param {any} ctx @param {"image" | "video" | "audio"} kind
+ */
+function media(c, scope, ctx, kind) {
+  const node = el(ctx.doc, "span");
+  let shown = "";
+  ctx.bind(node, () => {
+    const url = resolve(c.props.url, scope);
+    const alt = resolveText(c.props.description, scope);
+    const key = JSON.stringify([url, alt]);
+    if (key === shown) return;
+    shown = key;
+    node.replaceChildren(mediaNode(ctx.doc, url, { kind, alt, policy: ctx.media }));
+  });
+  return node;
+}
+
 export const DISPLAY = {
   Text(/** @type {Component} */ c, /** @type {Scope} */ scope, /** @type {any} */ ctx) {
     const variant = String(resolve(c.props.variant, scope) ?? "body");
@@ -51,27 +71,16 @@ export const DISPLAY = {
   },
 
   Image(/** @type {Component} */ c, /** @type {Scope} */ scope, /** @type {any} */ ctx) {
-    const node = el(ctx.doc, "img");
-    node.setAttribute("referrerpolicy", "no-referrer");
-    node.setAttribute("loading", "lazy");
+    const node = media(c, scope, ctx, "image");
     const fit = /** @type {any} */ (FIT)[resolve(c.props.fit, scope)];
-    if (fit) node.style.objectFit = fit;
+    if (fit) node.style.setProperty("--gth-fit", fit);
     const variant = resolve(c.props.variant, scope);
     if (typeof variant === "string") node.dataset.variant = variant;
-    ctx.bind(node, () => {
-      node.setAttribute("alt", resolveText(c.props.description, scope));
-      const url = safeMediaUrl(resolve(c.props.url, scope));
-      if (url) {
-        node.setAttribute("src", url);
-        node.classList.remove("gth-a2ui-blocked");
-      } else {
-        node.removeAttribute("src");
-        node.classList.add("gth-a2ui-blocked");
-        node.setAttribute("title", "Image not shown: only http(s) and inline image URLs are allowed.");
-      }
-    });
     return node;
   },
+
+  Video: (/** @type {Component} */ c, /** @type {Scope} */ scope, /** @type {any} */ ctx) => media(c, scope, ctx, "video"),
+  AudioPlayer: (/** @type {Component} */ c, /** @type {Scope} */ scope, /** @type {any} */ ctx) => media(c, scope, ctx, "audio"),
 
   Icon(/** @type {Component} */ c, /** @type {Scope} */ scope, /** @type {any} */ ctx) {
     const node = el(ctx.doc, "span");

@@ -5,7 +5,8 @@ import { SurfaceStore, normalize } from "./normalize.js";
 import { errorNode, mountSurface } from "./render.js";
 
 export class A2uiHost {
-  /** @param {{ doc: Document, onAction: (action: object) => void, openUrl?: (url: string) => void }} opts */
+  /** @param {{ doc: Document, onAction: (action: object) => void, openUrl?: (url: string) => void,
+   *   media?: import("../media.js").MediaPolicy }} opts */
   constructor(opts) {
     this.opts = opts;
     this.store = new SurfaceStore();

@@ -3,7 +3,7 @@
 // local data model as the user types; nothing leaves the browser until a Button fires.
 
 import { buildAction, checksPass, resolve, resolveText } from "./resolve.js";
-import { safeLinkUrl } from "./urls.js";
+import { hostOf, safeLinkUrl } from "../media.js";
 
 /** @typedef {import("./normalize.js").Component} Component */
 /** @typedef {import("./resolve.js").Scope} Scope */
@@ -42,10 +42,23 @@ export const INPUTS = {
     node.setAttribute("type", "button");
     const variant = resolve(c.props.variant, scope);
     if (typeof variant === "string") node.dataset.variant = variant;
+    // A button that opens a page says where, whatever its label claims: "↗ host" on its face,
+    // the whole address in its tooltip.
+    const open = c.props.action?.functionCall?.call === "openUrl" ? c.props.action.functionCall : null;
+    const badge = open ? el(ctx.doc, "span", "gth-link-host") : null;
     if (typeof c.props.child === "string") node.append(ctx.child(c.props.child, scope, anc, depth));
     else {
       ctx.bind(node, () => {
         node.textContent = resolveText(c.props.label, scope) || c.props.action?.event?.name || "OK";
+        if (badge) node.append(badge);
+      });
+    }
+    if (badge) {
+      node.append(badge);
+      ctx.bind(badge, () => {
+        const url = safeLinkUrl(resolve(open.args?.url, scope));
+        badge.textContent = url ? `↗ ${hostOf(url)}` : "(link refused)";
+        node.title = url ? `Opens ${url} in a new tab` : "Not opened: only http(s) addresses may be opened.";
       });
     }
     if (Array.isArray(c.props.checks)) {
@@ -57,6 +70,8 @@ export const INPUTS = {
     node.addEventListener("click", (/** @type {Event} */ event) => {
       // Only a person's click may speak to the agent: a script-dispatched click is ignored.
       if (!event.isTrusted || node.disabled) return;
+      // A click that loads an image placeholder inside the button is for the image only.
+      if (/** @type {any} */ (event.target)?.closest?.(".gth-media-placeholder")) return;
       const now = Date.now();
       if (now - last < ACTION_DEBOUNCE_MS) return;
       last = now;

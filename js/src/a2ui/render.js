@@ -1,18 +1,18 @@
 // Render one normalised surface into plain DOM.
 //
 // Safety rules live here and in the catalog modules: agent strings only ever reach the page
-// through textContent or attribute values; URLs pass `safeMediaUrl`/`safeLinkUrl`; an action
+// through textContent or attribute values; URLs follow media.js (links http(s) only, remote
+// media only from trusted hosts or after a click on their placeholder); an action
 // needs a trusted click; every component renders inside its own try/catch, so one bad
 // component becomes an inline error and its siblings still render. Sizes are capped so a
 // hostile surface cannot freeze the notebook.
 
+import { MediaPolicy, activateMedia } from "../media.js";
 import { DISPLAY } from "./components.js";
 import { INPUTS } from "./inputs.js";
 import { rootOf } from "./normalize.js";
 import { absolute, setAt } from "./pointer.js";
 import { resolve } from "./resolve.js";
-
-export { safeLinkUrl, safeMediaUrl } from "./urls.js";
 
 /**
  * @typedef {import("./normalize.js").Surface} Surface
@@ -27,13 +27,16 @@ export const SUPPORTED = Object.keys(CATALOG);
 
 /**
  * @param {Surface} surface
- * @param {{ doc: Document, onAction?: ActionHandler, openUrl?: (url: string) => void, now?: () => Date }} opts
+ * @param {{ doc: Document, onAction?: ActionHandler, openUrl?: (url: string) => void, now?: () => Date,
+ *   media?: MediaPolicy }} opts
  */
 export function mountSurface(surface, opts) {
   const { doc } = opts;
   const el = doc.createElement("div");
   el.className = "gth-a2ui-surface";
   el.dataset.surfaceId = surface.id;
+  const media = opts.media ?? new MediaPolicy();
+  el.addEventListener("click", (/** @type {Event} */ event) => activateMedia(event, media));
   /** @type {{ el: any, fn: () => void }[]} */
   let updaters = [];
   let count = 0;
@@ -44,6 +47,7 @@ export function mountSurface(surface, opts) {
     onAction: opts.onAction ?? (() => {}),
     openUrl: opts.openUrl ?? ((/** @type {string} */ url) => globalThis.open?.(url, "_blank", "noopener,noreferrer")),
     now: opts.now ?? (() => new Date()),
+    media,
     /** Run `fn` now and whenever the data model changes (except from `el` itself). */
     bind(/** @type {any} */ node, /** @type {() => void} */ fn) {
       updaters.push({ el: node, fn });
