@@ -81,26 +81,33 @@ def _expand(line: str) -> list[str]:
 class AiIgnore:
     """A compiled ``.aiignore``; :meth:`hides` takes a path relative to the working directory."""
 
-    def __init__(self, patterns: Iterable[str]) -> None:
+    def __init__(self, patterns: Iterable[str], *, ignore_case: bool = False) -> None:
         self.patterns = [p.strip() for p in patterns if p.strip() and not p.strip().startswith("#")]
         globs = [g for p in self.patterns for g in _expand(p)]
-        self._regex = re.compile("|".join(f"(?:{glob_to_regex(g)})" for g in globs), re.S)
+        flags = re.S | (re.I if ignore_case else 0)
+        self._regex = re.compile("|".join(f"(?:{glob_to_regex(g)})" for g in globs), flags)
         self._empty = not globs
 
     @classmethod
     def load(
-        cls, root: Path, patterns: Iterable[str] | None = None, *, enabled: bool = True
+        cls,
+        root: Path,
+        patterns: Iterable[str] | None = None,
+        *,
+        enabled: bool = True,
+        ignore_case: bool = False,
     ) -> AiIgnore:
-        """The filter for ``root``: config ``patterns`` if given, else ``root/.aiignore``."""
+        """The filter for ``root``: config ``patterns`` if given, else ``root/.aiignore``.
+        ``ignore_case`` for a case-insensitive disk, where ``SECRETS/`` *is* ``secrets/``."""
         if not enabled:
             return cls([])
         if patterns is not None:
-            return cls(patterns)
+            return cls(patterns, ignore_case=ignore_case)
         try:
             text = (root / AIIGNORE_FILE).read_text(encoding="utf-8", errors="replace")
         except OSError:
             return cls([])
-        return cls(text.splitlines())
+        return cls(text.splitlines(), ignore_case=ignore_case)
 
     @property
     def empty(self) -> bool:

@@ -22,7 +22,20 @@ from langchain_core.tools import ToolException
 
 from gth_jupyter.tools.aiignore import AiIgnore
 
-__all__ = ["PathDenied", "Workspace"]
+__all__ = ["PathDenied", "Workspace", "case_insensitive"]
+
+
+def case_insensitive(directory: Path) -> bool:
+    """True if the disk holding ``directory`` ignores letter case (macOS, Windows by default):
+    there ``.aiignore`` must match ``SECRETS/key`` against ``secrets/``, or the case bypasses it."""
+    text = str(directory)
+    swapped = text.swapcase()
+    if swapped == text:
+        return False
+    try:
+        return os.path.samefile(text, swapped)
+    except OSError:
+        return False
 
 
 class PathDenied(Exception):
@@ -41,7 +54,9 @@ class Workspace:
         cls, cwd: Path, patterns: list[str] | None = None, *, aiignore_enabled: bool = True
     ) -> Workspace:
         root = Path(os.path.realpath(cwd))
-        return cls(root, AiIgnore.load(root, patterns, enabled=aiignore_enabled))
+        folded = case_insensitive(root)
+        aiignore = AiIgnore.load(root, patterns, enabled=aiignore_enabled, ignore_case=folded)
+        return cls(root, aiignore)
 
     def inside(self, path: Path) -> bool:
         """True if ``path`` (already absolute and normalised) is the root or below it."""

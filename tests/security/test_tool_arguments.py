@@ -183,3 +183,17 @@ async def test_edits_and_new_directories_stay_inside_and_visible(
     assert not (root.parent / "elsewhere").exists() and not (root / "secrets" / "more").exists()
     assert not (Path.home() / "gth_escape").exists()
     assert (root / "secrets" / "key.pem").read_text() == "needle secret\n"
+
+
+async def test_aiignore_ignores_letter_case_where_the_disk_does(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On macOS, ``SECRETS/key.pem`` opens ``secrets/key.pem``. Linux disks are case-sensitive,
+    so the probe is stood in for and the upper-case path made a real file."""
+    from gth_jupyter.tools import workspace
+
+    assert workspace.case_insensitive(root) is False  # this disk tells the two apart
+    write(root / "SECRETS" / "key.pem", "needle secret\n")
+    monkeypatch.setattr(workspace, "case_insensitive", lambda directory: True)
+    result = await run_call(file_tools(root), "read_file", {"path": "SECRETS/key.pem"})
+    assert result.message.status == "error" and "hidden by .aiignore" in result.message.content
