@@ -19,7 +19,8 @@ from langchain_core.tools import BaseTool
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 
-from .client_tools import ClientToolMiddleware, ClientToolSpec, is_client_tool, make_client_tool
+from .client_tools import ClientToolMiddleware, is_client_tool, make_client_tool
+from .contract import ClientToolSpec
 from .run_context import RunContextMiddleware
 
 AgentGraph = CompiledStateGraph[Any, Any, Any, Any]

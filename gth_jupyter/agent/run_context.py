@@ -12,20 +12,15 @@ Two things a client sends do not fit a plain graph input:
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
-from langchain_core.messages import BaseMessage, SystemMessage
+from langchain_core.messages import SystemMessage
 from langgraph.runtime import Runtime
 
+from .contract import RunContext
 
-@dataclass
-class RunContext:
-    """Mutable per-run state handed to the graph as ``context=``."""
-
-    context: list[tuple[str, str]] = field(default_factory=list)
-    queued_messages: list[BaseMessage] = field(default_factory=list)
+__all__ = ["RunContext", "RunContextMiddleware"]
 
 
 def _context_text(items: list[tuple[str, str]]) -> str:

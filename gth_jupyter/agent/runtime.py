@@ -10,105 +10,39 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncGenerator, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command, Interrupt
 
-from .client_tools import CLIENT_TOOL_INTERRUPT, ClientToolSpec
-from .events import ToolResultEvent
+from .contract import (
+    ClientToolSpec,
+    PendingInterrupt,
+    RunBusyError,
+    RunContext,
+    RunEnd,
+    RunPlan,
+    StreamItem,
+    ThreadState,
+    ToolResultEvent,
+    ToolResultMessage,
+)
 from .graph import AgentGraph, GraphCache, ToolLike, tool_like_name
-from .run_context import RunContext
-from .stream import StreamItem, StreamTranslator, ToolResultMessage
+from .stream import StreamTranslator
+
+__all__ = ["STREAM_MODES", "Runtime", "ThreadClaim", "pending_of"]
 
 StreamMode = Literal["messages", "updates", "custom"]
 STREAM_MODES: list[StreamMode] = ["messages", "updates", "custom"]
 
 
-class RunBusyError(Exception):
-    """A run is already in flight on this thread."""
-
-    code = "run_busy"
-
-    def __init__(self, thread_id: str) -> None:
-        super().__init__(f"A run is already in progress on thread '{thread_id}'.")
-        self.thread_id = thread_id
-
-
-@dataclass(frozen=True)
-class PendingInterrupt:
-    """An interrupt the thread is suspended on."""
-
-    id: str
-    value: Any
-    tool_call_id: str | None = None
-    tool_name: str | None = None
-    client_tool: bool = False
-
-    @classmethod
-    def from_langgraph(cls, item: Interrupt) -> PendingInterrupt:
-        value = item.value
-        if isinstance(value, dict) and value.get("type") == CLIENT_TOOL_INTERRUPT:
-            return cls(item.id, value, value.get("toolCallId"), value.get("name"), True)
-        call_id = None
-        if isinstance(value, dict):
-            raw = value.get("toolCallId") or value.get("tool_call_id")
-            call_id = raw if isinstance(raw, str) else None
-        return cls(item.id, value, call_id)
-
-
-@dataclass(frozen=True)
-class ThreadState:
-    """What a thread holds between runs."""
-
-    messages: list[BaseMessage]
-    pending: list[PendingInterrupt]
-    can_continue: bool = False
-
-    @property
-    def message_ids(self) -> set[str]:
-        return {m.id for m in self.messages if m.id}
-
-    def answered_call_ids(self) -> set[str]:
-        return {m.tool_call_id for m in self.messages if isinstance(m, ToolMessage)}
-
-    def dangling_calls(self) -> list[dict[str, Any]]:
-        """Tool calls with no result and no pending interrupt (a run cancelled mid-tool)."""
-        answered = self.answered_call_ids()
-        pending = {p.tool_call_id for p in self.pending}
-        calls: list[dict[str, Any]] = []
-        for message in self.messages:
-            if isinstance(message, AIMessage):
-                for call in message.tool_calls:
-                    if call["id"] and call["id"] not in answered and call["id"] not in pending:
-                        calls.append(dict(call))
-        return calls
-
-
-@dataclass
-class RunPlan:
-    """What one run does. Exactly one of ``messages`` / ``resume`` drives it."""
-
-    thread_id: str
-    messages: list[BaseMessage] = field(default_factory=list)
-    resume: dict[str, Any] | None = None
-    abandon: list[PendingInterrupt] = field(default_factory=list)
-    queued: list[BaseMessage] = field(default_factory=list)
-    client_tools: list[ClientToolSpec] = field(default_factory=list)
-    context: list[tuple[str, str]] = field(default_factory=list)
-    continue_run: bool = False
-
-
-@dataclass(frozen=True)
-class RunEnd:
-    """The last item of every run: the interrupts it stopped on, if any."""
-
-    pending: list[PendingInterrupt]
+def pending_of(item: Interrupt) -> PendingInterrupt:
+    """A LangGraph interrupt as the contract's ``PendingInterrupt``."""
+    return PendingInterrupt.of(item.id, item.value)
 
 
 class ThreadClaim:
@@ -176,7 +110,7 @@ class Runtime:
         snapshot = await self.graph().aget_state(self._config(thread_id))
         values = snapshot.values if isinstance(snapshot.values, dict) else {}
         messages = list(values.get("messages", []))
-        pending = [PendingInterrupt.from_langgraph(i) for i in snapshot.interrupts]
+        pending = [pending_of(i) for i in snapshot.interrupts]
         return ThreadState(messages, pending, can_continue=bool(snapshot.next) and not pending)
 
     async def stream(self, plan: RunPlan) -> AsyncGenerator[StreamItem | RunEnd, None]:
@@ -193,8 +127,10 @@ class Runtime:
                     id=message.tool_call_id, content=str(message.content), isError=True
                 )
         graph_input: Any
+        answering: frozenset[str] = frozenset()
         if plan.resume is not None:
-            graph_input = Command(resume=plan.resume)
+            graph_input = Command(resume=plan.resume.values)
+            answering = plan.resume.tool_call_ids
         elif plan.messages:
             graph_input = {"messages": plan.messages}
         elif plan.continue_run:
@@ -202,7 +138,7 @@ class Runtime:
         else:
             yield RunEnd([])
             return
-        context = RunContext(context=list(plan.context), queued_messages=list(plan.queued))
+        context = RunContext(list(plan.context), list(plan.queued), answering)
         translator = StreamTranslator()
         feed = translator.feed
         stream: Any = graph.astream(graph_input, config, stream_mode=STREAM_MODES, context=context)
@@ -212,7 +148,7 @@ class Runtime:
                     yield item
         for item in translator.close_message():
             yield item
-        yield RunEnd([PendingInterrupt.from_langgraph(i) for i in translator.interrupts])
+        yield RunEnd([pending_of(i) for i in translator.interrupts])
 
 
 def _abandoned(pending: PendingInterrupt) -> ToolMessage:

@@ -10,63 +10,28 @@ history be matched against the thread on the next run.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessageChunk, ToolMessage
 from langgraph.types import Interrupt
 
-from .events import (
-    AgentStreamEvent,
+from .contract import (
+    AssistantMessageStart,
     ReasoningDeltaEvent,
     ReasoningEndEvent,
     ReasoningStartEvent,
+    StreamItem,
     TextEvent,
     ToolArgsEvent,
     ToolEndEvent,
     ToolOutputEvent,
     ToolResultEvent,
+    ToolResultMessage,
     ToolStartEvent,
+    public_message_id,
+    tool_content_text,
 )
-
-_RUN_ID_PREFIX = "lc_run--"
-
-
-def public_message_id(message_id: str | None) -> str | None:
-    """LangChain's generated ``lc_run--<uuid>`` ids, shortened to the uuid for the wire."""
-    if message_id and message_id.startswith(_RUN_ID_PREFIX):
-        return message_id[len(_RUN_ID_PREFIX) :]
-    return message_id
-
-
-@dataclass(frozen=True, slots=True)
-class AssistantMessageStart:
-    """The following text and tool calls belong to the assistant message ``message_id``."""
-
-    message_id: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToolResultMessage:
-    """The next ``tool_result`` event is stored as the tool message ``message_id``."""
-
-    message_id: str
-    tool_call_id: str
-
-
-StreamItem = AgentStreamEvent | AssistantMessageStart | ToolResultMessage
-
-
-def tool_content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list) and all(
-        isinstance(b, dict) and b.get("type") == "text" for b in content
-    ):
-        return "".join(str(b.get("text", "")) for b in content)
-    return json.dumps(content, ensure_ascii=False, default=str)
 
 
 class StreamTranslator:

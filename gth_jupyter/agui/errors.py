@@ -1,8 +1,36 @@
-"""Refusals before a stream opens: an HTTP status, a stable ``code`` and a sentence."""
+"""Refusals before a stream opens: an HTTP status, a stable ``code`` and a sentence.
+
+Refusals of the request itself (its size, its JSON, its shape) are made here; refusals the
+agent raises (:class:`~gth_jupyter.agent.contract.AgentError`: no such agent, a busy thread, an
+answer to nothing) keep their code and get their HTTP status from :func:`from_agent_error`.
+"""
 
 from __future__ import annotations
 
 from typing import Any
+
+from ..agent.contract import AgentError, RunBusyError
+
+__all__ = [
+    "RETRY_AFTER_SECONDS",
+    "ProtocolError",
+    "body_too_large",
+    "from_agent_error",
+    "invalid_input",
+    "invalid_json",
+]
+
+#: What a ``409 run_busy`` asks a client to wait before it tries again.
+RETRY_AFTER_SECONDS = 2
+
+_AGENT_STATUS = {
+    "agent_not_found": 404,
+    "agent_unavailable": 503,
+    "run_busy": 409,
+    "no_pending_interrupt": 409,
+    "interrupt_mismatch": 409,
+    "interrupt_pending": 409,
+}
 
 
 class ProtocolError(Exception):
@@ -30,6 +58,14 @@ class ProtocolError(Exception):
         return body
 
 
+def from_agent_error(exc: AgentError) -> ProtocolError:
+    """The HTTP refusal for an agent-level error, its code and sentence unchanged."""
+    headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if isinstance(exc, RunBusyError) else None
+    return ProtocolError(
+        _AGENT_STATUS.get(exc.code, 409), exc.code, exc.message, exc.detail, headers
+    )
+
+
 def invalid_json(reason: str) -> ProtocolError:
     return ProtocolError(400, "invalid_json", f"The request body is not valid JSON: {reason}.")
 
@@ -45,45 +81,4 @@ def body_too_large(size: int, limit: int) -> ProtocolError:
         "body_too_large",
         f"The request body is {size} bytes; the limit is {limit} bytes.",
         {"size": size, "limit": limit},
-    )
-
-
-def agent_not_found(name: str, known: list[str]) -> ProtocolError:
-    return ProtocolError(
-        404,
-        "agent_not_found",
-        f"There is no agent named '{name}'. Known agents: {', '.join(known)}.",
-        {"agents": known},
-    )
-
-
-def run_busy(thread_id: str, retry_after: int = 2) -> ProtocolError:
-    return ProtocolError(
-        409,
-        "run_busy",
-        f"A run is already in progress on thread '{thread_id}'. Retry when it has finished.",
-        {"threadId": thread_id},
-        {"Retry-After": str(retry_after)},
-    )
-
-
-def no_pending_interrupt(thread_id: str) -> ProtocolError:
-    return ProtocolError(
-        409,
-        "no_pending_interrupt",
-        f"The request resumes thread '{thread_id}', but nothing on it is waiting for an answer.",
-        {"threadId": thread_id},
-    )
-
-
-def interrupt_mismatch(message: str, pending: list[dict[str, Any]]) -> ProtocolError:
-    return ProtocolError(409, "interrupt_mismatch", message, {"pending": pending})
-
-
-def interrupt_pending(pending: list[dict[str, Any]]) -> ProtocolError:
-    return ProtocolError(
-        409,
-        "interrupt_pending",
-        "The thread is waiting for an answer to an interrupt; send it in 'resume' first.",
-        {"pending": pending},
     )

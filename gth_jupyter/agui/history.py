@@ -1,4 +1,4 @@
-"""A thread's checkpointed messages as AG-UI messages, for a client rebuilding its transcript.
+"""A thread as a client sees it: its checkpointed messages as AG-UI messages, and what it waits on.
 
 Ids match the ones the stream used, so a client that merges history with live events sees one
 message, not two. Messages the middleware injected for the model (a captured frame) are left
@@ -13,8 +13,11 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from ..agent.stream import public_message_id, tool_content_text
-from ..middleware.image_injection import MARK
+from ..agent.contract import INJECTED_MARK, public_message_id, tool_content_text
+from ..agent.runtime import Runtime
+from .mapping import to_interrupt
+
+__all__ = ["thread_view", "to_agui_messages"]
 
 
 def _text(content: Any) -> str:
@@ -40,7 +43,7 @@ def _user_content(content: Any) -> Any:
 def to_agui_messages(messages: Iterable[BaseMessage]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for message in messages:
-        if message.additional_kwargs.get(MARK) and isinstance(message, HumanMessage):
+        if message.additional_kwargs.get(INJECTED_MARK) and isinstance(message, HumanMessage):
             continue
         mid = public_message_id(message.id) or ""
         if isinstance(message, HumanMessage):
@@ -71,3 +74,19 @@ def to_agui_messages(messages: Iterable[BaseMessage]) -> list[dict[str, Any]]:
                 tool["error"] = tool["content"]
             out.append(tool)
     return out
+
+
+async def thread_view(runtime: Runtime, thread_id: str) -> dict[str, Any]:
+    """A thread as a client rebuilds it: its AG-UI messages, what it waits on, whether a run is
+    in flight. ``GET gth/threads/{id}`` and the comm's ``history`` answer with this."""
+    state = await runtime.thread_state(thread_id)
+    return {
+        "threadId": thread_id,
+        "messages": to_agui_messages(state.messages),
+        "pendingToolCallIds": [p.tool_call_id for p in state.pending if p.client_tool],
+        "interrupts": [
+            to_interrupt(p).model_dump(mode="json", by_alias=True, exclude_none=True)
+            for p in state.pending
+        ],
+        "busy": runtime.is_busy(thread_id),
+    }

@@ -34,9 +34,14 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
-from ..agent import events as ev
-from ..agent.runtime import PendingInterrupt, RunEnd
-from ..agent.stream import AssistantMessageStart, StreamItem, ToolResultMessage
+from ..agent import contract as ev
+from ..agent.contract import (
+    AssistantMessageStart,
+    PendingInterrupt,
+    RunEnd,
+    StreamItem,
+    ToolResultMessage,
+)
 
 PROTOCOL_VERSION = "1.0"
 TOOL_OUTPUT_EVENT = "gth.tool_output"

@@ -24,11 +24,23 @@ from uuid import uuid4
 import ag_ui.core as agui
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 
-from ..agent.client_tools import EMPTY_SCHEMA, ClientToolAnswer, ClientToolSpec
-from ..agent.runtime import PendingInterrupt, RunPlan, ThreadState
-from ..agent.stream import public_message_id
-from . import errors
+from ..agent.contract import (
+    EMPTY_SCHEMA,
+    ClientToolSpec,
+    InterruptMismatchError,
+    InterruptPendingError,
+    RunPlan,
+    ThreadState,
+    ToolResult,
+    forwarded_command,
+    public_message_id,
+    resume_from_command,
+    resume_from_entries,
+    resume_from_tool_results,
+)
 from .messages import cancelled_result, convert_history, to_langchain
+
+__all__ = ["Decision", "decide"]
 
 log = logging.getLogger(__name__)
 
@@ -44,19 +56,8 @@ class Decision:
     client_answered: set[str] = field(default_factory=set)
 
 
-def describe_pending(pending: Sequence[PendingInterrupt]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for p in pending:
-        item: dict[str, Any] = {"interruptId": p.id, "clientTool": p.client_tool}
-        if p.tool_call_id:
-            item["toolCallId"] = p.tool_call_id
-        if p.tool_name:
-            item["toolName"] = p.tool_name
-        out.append(item)
-    return out
-
-
 def decide(request: agui.RunAgentInput, state: ThreadState) -> Decision:
+    """What ``request`` asks of a thread in ``state``; raises an ``AgentError`` to refuse it."""
     plan = RunPlan(
         thread_id=request.thread_id,
         client_tools=[
@@ -79,31 +80,44 @@ def decide(request: agui.RunAgentInput, state: ThreadState) -> Decision:
         if name not in declared
     ]
     if request.resume:
-        plan.resume = _from_resume_entries(request, state)
+        entries = [(e.interrupt_id, e.status, e.payload) for e in request.resume]
+        plan.resume, unknown = resume_from_entries(entries, request.thread_id, state.pending)
+        if unknown:
+            log.warning("Ignoring resume entries for unknown interrupts: %s", ", ".join(unknown))
         plan.queued = _user_turns(fresh)
         return decision
-    command = _forwarded_command(request.forwarded_props)
+    command = forwarded_command(request.forwarded_props)
     if command is not None:
-        plan.resume, plan.queued = _from_command(command, request.thread_id, state)
+        plan.resume = resume_from_command(command, request.thread_id, state.pending)
+        plan.queued = _queued(command.get("queuedMessages"))
         return decision
-    by_call = {p.tool_call_id: p for p in state.pending if p.client_tool and p.tool_call_id}
-    answers = [m for m in fresh if m.role == "tool" and m.tool_call_id in by_call]
-    if answers:
-        plan.resume = {
-            by_call[m.tool_call_id].id: ClientToolAnswer(
-                payload=m.content if isinstance(m.content, str) else _parts_json(m.content),
-                is_error=bool(m.error),
-                message_id=m.id,
-            ).to_resume_value()
-            for m in answers
-        }
+    results = [
+        ToolResult(
+            m.tool_call_id,
+            m.content if isinstance(m.content, str) else _parts_json(m.content),
+            bool(m.error),
+            m.id,
+        )
+        for m in fresh
+        if m.role == "tool"
+    ]
+    plan.resume = resume_from_tool_results(results, state.pending)
+    if plan.resume is not None:
         plan.queued = _user_turns(fresh)
         return decision
 
     if state.pending:
-        blocking = [p for p in state.pending if not p.client_tool]
-        if blocking:
-            raise errors.interrupt_pending(describe_pending(state.pending))
+        if any(not p.client_tool for p in state.pending):
+            raise InterruptPendingError(state.pending)
+        known = state.answered_call_ids() | {c["id"] for c in state.dangling_calls()}
+        stray = [r.tool_call_id for r in results if r.tool_call_id not in known]
+        if stray:
+            # A result for a call nobody made must not cancel the call the thread waits on.
+            raise InterruptMismatchError(
+                f"The tool message for call {stray[0]!r} answers nothing thread "
+                f"'{request.thread_id}' waits on.",
+                state.pending,
+            )
         # The user moved on without answering the client tools: close those calls.
         plan.abandon = list(state.pending)
     plan.messages = _new_turn(fresh, state)
@@ -144,79 +158,6 @@ def _user_turns(fresh: Sequence[Any]) -> list[BaseMessage]:
 
 def _parts_json(content: Any) -> Any:
     return [p.model_dump(by_alias=True, exclude_none=True) for p in content or []]
-
-
-def _answer(pending: PendingInterrupt, status: str, payload: Any) -> Any:
-    if pending.client_tool:
-        return ClientToolAnswer(
-            status="cancelled" if status == "cancelled" else "resolved", payload=payload
-        ).to_resume_value()
-    if status == "cancelled":
-        return {"status": "cancelled"}
-    return payload
-
-
-def _from_resume_entries(request: agui.RunAgentInput, state: ThreadState) -> dict[str, Any]:
-    if not state.pending:
-        raise errors.no_pending_interrupt(request.thread_id)
-    by_id = {p.id: p for p in state.pending}
-    by_call = {p.tool_call_id: p for p in state.pending if p.client_tool and p.tool_call_id}
-    answers: dict[str, Any] = {}
-    unknown: list[str] = []
-    for entry in request.resume or []:
-        pending = by_id.get(entry.interrupt_id) or by_call.get(entry.interrupt_id)
-        if pending is None:
-            unknown.append(entry.interrupt_id)
-            continue
-        answers[pending.id] = _answer(pending, entry.status, entry.payload)
-    if not answers:
-        raise errors.interrupt_mismatch(
-            f"No resume entry matches an interrupt pending on thread '{request.thread_id}' "
-            f"(unknown: {', '.join(unknown)}).",
-            describe_pending(state.pending),
-        )
-    if unknown:
-        log.warning("Ignoring resume entries for unknown interrupts: %s", ", ".join(unknown))
-    return answers
-
-
-def _forwarded_command(props: Any) -> dict[str, Any] | None:
-    if isinstance(props, dict):
-        command = props.get("command")
-        if isinstance(command, dict) and "resume" in command:
-            return command
-    return None
-
-
-def _from_command(
-    command: dict[str, Any], thread_id: str, state: ThreadState
-) -> tuple[dict[str, Any], list[BaseMessage]]:
-    if not state.pending:
-        raise errors.no_pending_interrupt(thread_id)
-    event = command.get("interruptEvent")
-    event = event if isinstance(event, dict) else {}
-    wanted = [event.get(k) for k in ("toolCallId", "interruptId", "id") if event.get(k)]
-    if wanted:
-        target = next(
-            (p for p in state.pending for w in wanted if w in (p.id, p.tool_call_id)), None
-        )
-        if target is None:
-            raise errors.interrupt_mismatch(
-                f"interruptEvent names {wanted[0]!r}, which is not pending on thread "
-                f"'{thread_id}'.",
-                describe_pending(state.pending),
-            )
-    elif len(state.pending) == 1:
-        target = state.pending[0]
-    else:
-        raise errors.interrupt_mismatch(
-            f"{len(state.pending)} interrupts are pending on thread '{thread_id}'; name one "
-            "with forwardedProps.command.interruptEvent.toolCallId.",
-            describe_pending(state.pending),
-        )
-    value = command["resume"]
-    answer = ClientToolAnswer(payload=value).to_resume_value() if target.client_tool else value
-    return {target.id: answer}, _queued(command.get("queuedMessages"))
 
 
 def _queued(items: Any) -> list[BaseMessage]:

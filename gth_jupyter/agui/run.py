@@ -1,8 +1,10 @@
 """One AG-UI run: validate the request, claim the thread, plan, stream events.
 
-``prepare_run`` does everything that may refuse the request, so a refusal is an HTTP error
-before any byte of the stream; ``stream_events`` can then only end in ``RUN_FINISHED`` or
-``RUN_ERROR``.
+``prepare_run`` (from request bytes) and ``plan_run`` (from a ``RunAgentInput``, for the
+kernel's ``Session``) do everything that may refuse the request, so a refusal is a
+``ProtocolError`` before any byte of the stream; ``stream_events`` can then only end in
+``RUN_FINISHED`` or ``RUN_ERROR``. ``runtime_of`` asks a host's registry for an agent and turns
+the agent's refusals into protocol ones.
 """
 
 from __future__ import annotations
@@ -14,16 +16,28 @@ import logging
 import re
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import ag_ui.core as agui
 from ag_ui.core import BaseEvent
 from pydantic import ValidationError
 
-from ..agent.runtime import RunBusyError, RunEnd, Runtime, ThreadClaim
+from ..agent.contract import AgentError, RunEnd
+from ..agent.runtime import Runtime, ThreadClaim
 from . import errors
 from .mapping import EventMapper
 from .plan import Decision, decide
+
+__all__ = [
+    "DEFAULT_MAX_BODY_BYTES",
+    "PreparedRun",
+    "RuntimeSource",
+    "parse_input",
+    "plan_run",
+    "prepare_run",
+    "runtime_of",
+    "stream_events",
+]
 
 log = logging.getLogger(__name__)
 
@@ -87,29 +101,53 @@ def parse_input(body: bytes, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> ag
     return request
 
 
+class RuntimeSource(Protocol):
+    """What a host hands the protocol layer: its agents by name (an ``AgentRegistry``)."""
+
+    async def runtime(self, name: str) -> Runtime: ...
+
+
+async def runtime_of(source: RuntimeSource, name: str) -> Runtime:
+    """Agent ``name``'s runtime, or the ``ProtocolError`` that refuses it."""
+    try:
+        return await source.runtime(name)
+    except AgentError as exc:
+        raise errors.from_agent_error(exc) from None
+
+
 @dataclass
 class PreparedRun:
+    """A run that passed every check: its thread is claimed and its plan decided."""
+
     runtime: Runtime
     request: agui.RunAgentInput
     decision: Decision
     claim: ThreadClaim
 
 
-async def prepare_run(
-    runtime: Runtime, body: bytes, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
-) -> PreparedRun:
-    request = parse_input(body, max_body_bytes)
+async def plan_run(runtime: Runtime, request: agui.RunAgentInput) -> PreparedRun:
+    """Claims the request's thread and decides its plan, or raises a ``ProtocolError``."""
     try:
         claim = runtime.claim(request.thread_id)
-    except RunBusyError:
-        raise errors.run_busy(request.thread_id) from None
+    except AgentError as exc:
+        raise errors.from_agent_error(exc) from None
     try:
         state = await runtime.thread_state(request.thread_id)
         decision = decide(request, state)
+    except AgentError as exc:
+        claim.release()
+        raise errors.from_agent_error(exc) from None
     except BaseException:
         claim.release()
         raise
     return PreparedRun(runtime, request, decision, claim)
+
+
+async def prepare_run(
+    runtime: Runtime, body: bytes, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+) -> PreparedRun:
+    """``plan_run`` for a request body, parsed and validated first."""
+    return await plan_run(runtime, parse_input(body, max_body_bytes))
 
 
 async def stream_events(prepared: PreparedRun) -> AsyncGenerator[BaseEvent, None]:

@@ -11,8 +11,10 @@ result saying the user rejected it, so the model can change course. Where nobody
 approvals (the ``api`` command), a call that would ask is refused instead.
 
 On resume LangGraph runs this hook again from the start. Everything before the interrupt is
-deterministic except the rater, so when a resume answer is waiting the rater is not asked again
-and the waiting answer is taken (:func:`_resuming`).
+deterministic except the rater, so when the run answers this call (the run's
+:class:`~gth_jupyter.agent.contract.RunContext` lists it in ``answering``) the rater is not asked
+again and the waiting answer is taken. Answers are read by the resume codec
+(:class:`~gth_jupyter.agent.contract.ApprovalAnswer`).
 """
 
 from __future__ import annotations
@@ -29,8 +31,13 @@ from langchain_core.messages import ToolCall, ToolMessage
 from langgraph.config import get_config
 from langgraph.types import Command, interrupt
 
+from gth_jupyter.agent.contract import (
+    APPROVAL_INTERRUPT,
+    APPROVAL_RESPONSE_SCHEMA,
+    ApprovalAnswer,
+    RunContext,
+)
 from gth_jupyter.config.schema import ApprovalMode, ApprovalsConfig
-from gth_jupyter.middleware.approval_answer import RESPONSE_SCHEMA, read_answer
 from gth_jupyter.middleware.approval_policy import Verdict, decide, gate_reason
 from gth_jupyter.middleware.approval_rules import Subject, describe_entry, names_subject
 from gth_jupyter.middleware.rater import Rater, RaterError, Rating, names_a_host
@@ -39,20 +46,16 @@ from gth_jupyter.tools.custom import CustomCommandTool, validation_waived
 
 __all__ = ["APPROVAL_INTERRUPT", "ApprovalsMiddleware"]
 
-APPROVAL_INTERRUPT = "gth.approval"
 AUTO_ROUNDS = 3
 Handler = Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]]
 
 
-def _resuming() -> bool:
-    """True when this task is being re-run with an answer waiting for its interrupt."""
-    try:
-        from langgraph._internal._constants import CONFIG_KEY_SCRATCHPAD
-
-        pad = get_config()["configurable"][CONFIG_KEY_SCRATCHPAD]
-        return bool(pad.resume) or pad.get_null_resume(False) is not None
-    except Exception:  # internals moved: ask the person, never skip them
-        return True
+def answer_waiting(request: ToolCallRequest) -> bool:
+    """True when this run resumes ``request``'s call with the person's answer."""
+    runtime = request.runtime
+    context = getattr(runtime, "context", None) if runtime is not None else None
+    call_id = request.tool_call.get("id")
+    return isinstance(context, RunContext) and bool(call_id) and call_id in context.answering
 
 
 def _host(url: Any) -> str | None:
@@ -108,7 +111,9 @@ class ApprovalsMiddleware(AgentMiddleware):
         shown, invalid = None, None
         if isinstance(request.tool, CustomCommandTool):
             shown, invalid = request.tool.check(call.get("args") or {})
-        action, reason, rating = await self._first_answer(verdict, subject, kind, call)
+        action, reason, rating = await self._first_answer(
+            verdict, subject, kind, call, answer_waiting(request)
+        )
         if isinstance(action, ToolMessage):
             return action
         if invalid is not None:
@@ -123,7 +128,7 @@ class ApprovalsMiddleware(AgentMiddleware):
         )
 
     async def _first_answer(
-        self, verdict: Verdict, subject: Subject, kind: str, call: ToolCall
+        self, verdict: Verdict, subject: Subject, kind: str, call: ToolCall, answered: bool
     ) -> tuple[Any, str | None, Rating | None]:
         if verdict.action == "run":
             return "run", None, None
@@ -136,7 +141,7 @@ class ApprovalsMiddleware(AgentMiddleware):
                 )
             return "ask", gate_reason(self.mode, kind), None
         allowed = verdict.action == "rate_allowed"
-        if _resuming() or self.rater is None:
+        if answered or self.rater is None:
             return "ask", "the auto-rater did not clear it", None
         command = subject.command or ""
         try:
@@ -224,7 +229,7 @@ class ApprovalsMiddleware(AgentMiddleware):
             "toolCallId": call.get("id"),
             "toolName": call["name"],
             "args": call.get("args") or {},
-            "responseSchema": RESPONSE_SCHEMA,
+            "responseSchema": APPROVAL_RESPONSE_SCHEMA,
         }
         if command:
             value["command"] = command
@@ -232,7 +237,7 @@ class ApprovalsMiddleware(AgentMiddleware):
             value["rating"] = {"verdict": rating.verdict, "reason": rating.reason}
         if invalid is not None:
             value["validationError"] = invalid
-        answer = read_answer(interrupt(value))
+        answer = ApprovalAnswer.from_resume_value(interrupt(value))
         self._reset(subject)
         if not answer.approved:
             return _error(call, self._rejection(call, answer.message, invalid))

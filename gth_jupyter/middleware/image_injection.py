@@ -17,7 +17,10 @@ from langchain.agents.middleware import AgentMiddleware, AgentState
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 from langgraph.runtime import Runtime
 
-MARK = "gth_image_injected"
+from gth_jupyter.agent.contract import INJECTED_MARK
+
+#: Marks what this middleware wrote, so it is done once and hidden from transcripts.
+MARK = INJECTED_MARK
 
 _OPENAI_LIKE = frozenset({"openai", "openrouter", "deepseek", "xai", "groq"})
 

@@ -2,9 +2,9 @@
 
 :func:`build_middleware` returns the approvals gate first (so it wraps any tool-call middleware
 that follows, and a retry never re-asks the person), then each entry of ``middleware`` in the
-order written: the predefined names (``named.py``) and middleware objects from a
-``.gsloth.config.py``. ``frontend-image-injection`` is left to the host, which adds it. An unknown
-name, or one that fails to build, is reported as a warning and skipped, as Gaunt Sloth does.
+order written: the predefined names (``named.py``, ``frontend-image-injection``) and middleware
+objects from a ``.gsloth.config.py``. An unknown name, or one that fails to build, is reported as
+a warning and skipped, as Gaunt Sloth does.
 
 The rater (``approvals.rater``) is the session model unless it names an identity profile: the
 config in ``.gsloth/.gsloth-settings/<name>/`` (looked up from the working directory upwards,
@@ -24,13 +24,11 @@ from gth_jupyter.config.errors import report
 from gth_jupyter.config.live import LiveObjects, is_marker
 from gth_jupyter.config.loader import CONFIG_FILE_NAMES, SETTINGS_DIR
 from gth_jupyter.middleware.approvals import ApprovalsMiddleware
+from gth_jupyter.middleware.image_injection import FrontendImageInjectionMiddleware
 from gth_jupyter.middleware.named import anthropic_prompt_caching, summarization
 from gth_jupyter.middleware.rater import Rater
 
-__all__ = ["HOST_MIDDLEWARE", "build_middleware", "rater_model"]
-
-#: Names the host builds itself.
-HOST_MIDDLEWARE = frozenset({"frontend-image-injection"})
+__all__ = ["build_middleware", "rater_model"]
 
 
 def _profile_config(name: str, cwd: Path) -> Path | None:
@@ -98,8 +96,11 @@ def build_middleware(
                     built = found
                 else:
                     report(f"Middleware {name} from .gsloth.config.py is not an AgentMiddleware")
-            elif name in HOST_MIDDLEWARE:
-                continue
+            elif name == "frontend-image-injection":
+                built = FrontendImageInjectionMiddleware(
+                    provider=_provider(effective, model),
+                    tool_name=str(entry.get("toolName") or "capture_image"),
+                )
             elif name == "summarization":
                 built = summarization(entry, model, effective.live)
             elif name == "anthropic-prompt-caching":
@@ -111,3 +112,11 @@ def build_middleware(
         if built is not None:
             out.append(built)
     return out
+
+
+def _provider(effective: EffectiveConfig, model: BaseChatModel) -> str:
+    """The provider whose image block shape ``frontend-image-injection`` must write."""
+    from gth_jupyter.models import describe_model
+
+    llm = effective.llm.model_dump(by_alias=True, exclude_none=True) if effective.llm else None
+    return describe_model(llm, model).provider

@@ -7,9 +7,18 @@ import asyncio
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from gth_jupyter.agent.client_tools import ClientToolAnswer, ClientToolSpec
-from gth_jupyter.agent.events import TextEvent, ToolResultEvent, ToolStartEvent
-from gth_jupyter.agent.runtime import RunBusyError, RunEnd, RunPlan, Runtime
+from gth_jupyter.agent.contract import (
+    ClientToolAnswer,
+    ClientToolSpec,
+    Resume,
+    RunBusyError,
+    RunEnd,
+    RunPlan,
+    TextEvent,
+    ToolResultEvent,
+    ToolStartEvent,
+)
+from gth_jupyter.agent.runtime import Runtime
 from gth_jupyter.models import FakeChatModel
 
 CAMERA = ClientToolSpec("capture_image", "webcam")
@@ -55,10 +64,12 @@ async def test_two_client_tools_in_one_turn_suspend_together_and_resume_with_one
     state = await runtime.thread_state("t")
     assert len(state.pending) == 2
 
-    resume = {
-        p.id: ClientToolAnswer(payload={"n": i}).to_resume_value()
-        for i, p in enumerate(end.pending)
-    }
+    resume = Resume(
+        {
+            p.id: ClientToolAnswer(payload={"n": i}).to_resume_value()
+            for i, p in enumerate(end.pending)
+        }
+    )
     items = await collect(runtime, RunPlan("t", resume=resume, client_tools=[CAMERA, ASK]))
     assert items[-1] == RunEnd([])
     state = await runtime.thread_state("t")

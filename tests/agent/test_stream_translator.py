@@ -5,6 +5,11 @@ from __future__ import annotations
 from langchain_core.messages import AIMessageChunk, ToolMessage
 from langgraph.types import Interrupt
 
+from gth_jupyter.agent.contract import (
+    AssistantMessageStart,
+    ToolResultMessage,
+    public_message_id,
+)
 from gth_jupyter.agent.events import (
     ReasoningDeltaEvent,
     ReasoningEndEvent,
@@ -18,12 +23,7 @@ from gth_jupyter.agent.events import (
     dump_agent_stream_event,
     parse_agent_stream_event,
 )
-from gth_jupyter.agent.stream import (
-    AssistantMessageStart,
-    StreamTranslator,
-    ToolResultMessage,
-    public_message_id,
-)
+from gth_jupyter.agent.stream import StreamTranslator
 
 META: dict[str, object] = {"langgraph_node": "model"}
 

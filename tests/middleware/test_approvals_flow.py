@@ -11,8 +11,16 @@ from langchain_core.tools import BaseTool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from gth_jupyter.agent.events import ToolOutputEvent, ToolResultEvent
-from gth_jupyter.agent.runtime import PendingInterrupt, RunEnd, RunPlan, Runtime
+from gth_jupyter.agent.contract import (
+    PendingInterrupt,
+    Resume,
+    RunContext,
+    RunEnd,
+    RunPlan,
+    ToolOutputEvent,
+    ToolResultEvent,
+)
+from gth_jupyter.agent.runtime import Runtime
 from gth_jupyter.agui.mapping import to_interrupt
 from gth_jupyter.config.schema import ApprovalEntry, ApprovalsConfig, CustomToolConfig
 from gth_jupyter.middleware.approvals import ApprovalsMiddleware
@@ -41,9 +49,9 @@ class Flow:
         self.config: Any = {"configurable": {"thread_id": "t1"}}
         self.streamed: list[Any] = []
 
-    async def _run(self, payload: Any) -> None:
+    async def _run(self, payload: Any, context: RunContext | None = None) -> None:
         async for mode, data in self.graph.astream(
-            payload, self.config, stream_mode=["messages", "updates"]
+            payload, self.config, stream_mode=["messages", "updates"], context=context
         ):
             if mode == "messages":
                 self.streamed.append(data[0])
@@ -55,7 +63,9 @@ class Flow:
 
     async def answer(self, value: Any) -> ToolMessage:
         (pending,) = (await self.graph.aget_state(self.config)).interrupts
-        await self._run(Command(resume={pending.id: value}))
+        # As a host does: the run context names the call whose answer is waiting.
+        answering = RunContext(answering=frozenset({pending.value["toolCallId"]}))
+        await self._run(Command(resume={pending.id: value}), answering)
         state = await self.graph.aget_state(self.config)
         assert not state.interrupts
         (message,) = [m for m in state.values["messages"] if isinstance(m, ToolMessage)]
@@ -95,7 +105,7 @@ async def test_the_interrupt_maps_to_an_ag_ui_confirmation(tmp_path: Path) -> No
         [make_shell_tool(tmp_path, {})], gate("write"), "run_shell_command", {"command": "ls"}
     )
     (pending,) = await flow.start()
-    mapped = to_interrupt(PendingInterrupt.from_langgraph(pending))
+    mapped = to_interrupt(PendingInterrupt.of(pending.id, pending.value))
     assert mapped.reason == "confirmation"
     assert mapped.tool_call_id == "call-1"
     assert mapped.response_schema is not None
@@ -162,10 +172,12 @@ async def test_a_failed_validation_runs_once_when_approved(tmp_path: Path) -> No
     tool = make_custom_tool("maker", spec, tmp_path)
     flow = Flow([tool], gate("bypass"), "maker", {"name": "a; touch approved"})
     (pending,) = await flow.start()
-    assert pending.value["command"] == "touch a; touch approved"
+    assert pending.value["command"] == "touch 'a; touch approved'"
     assert "its arguments failed validation (Shell injection attempts" in pending.value["message"]
     message = await flow.answer({"type": "approve"})
-    assert (tmp_path / "approved").exists() and "completed successfully" in message.content
+    # Approved, it runs unvalidated but still as one argument: a file of that name, no injection.
+    assert (tmp_path / "a; touch approved").exists() and not (tmp_path / "approved").exists()
+    assert "completed successfully" in message.content
 
     flow = Flow([tool], gate("assisted"), "maker", {"name": "b; touch rejected"})
     await flow.start()
@@ -224,10 +236,30 @@ async def test_through_the_runtime_an_approval_pauses_the_run_and_output_streams
     (pending,) = end.pending
     assert not pending.client_tool and pending.tool_call_id
     assert pending.value["type"] == "gth.approval"
+    call_id = pending.tool_call_id
     resumed = [
-        i async for i in runtime.stream(RunPlan("t", resume={pending.id: {"approved": True}}))
+        i
+        async for i in runtime.stream(
+            RunPlan("t", resume=Resume({pending.id: {"approved": True}}, frozenset({call_id})))
+        )
     ]
     chunks = [i.chunk for i in resumed if isinstance(i, ToolOutputEvent) and not i.is_notice]
     assert chunks == ["live\n"]
     (result,) = [i for i in resumed if isinstance(i, ToolResultEvent)]
     assert result.id == pending.tool_call_id and "completed successfully" in result.content
+
+
+async def test_a_resume_that_does_not_answer_the_call_asks_the_rater_again(tmp_path: Path) -> None:
+    """Only the run that carries the person's answer skips the rater: the codec names the call."""
+    judge = FakeChatModel(
+        responses=['{"verdict": "destructive", "reason": "a"}', '{"verdict": "destructive"}']
+    )
+    flow = Flow(
+        [make_shell_tool(tmp_path, {})],
+        gate("assisted", rater=Rater(judge)),
+        "run_shell_command",
+        {"command": "rm -r build"},
+    )
+    (pending,) = await flow.start()
+    await flow._run(Command(resume={pending.id: {"approved": True}}), RunContext())
+    assert len(judge.received) == 2

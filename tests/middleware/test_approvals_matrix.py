@@ -80,7 +80,6 @@ def outside_a_graph(monkeypatch: pytest.MonkeyPatch) -> None:
         raise Asked(value)
 
     monkeypatch.setattr(approvals_module, "interrupt", fake_interrupt)
-    monkeypatch.setattr(approvals_module, "_resuming", lambda: False)
 
 
 def subject_tool(kind: str, cwd: Path) -> tuple[BaseTool, dict[str, Any]]:
@@ -256,7 +255,7 @@ async def test_failing_custom_tool_validation_asks_at_every_mode(tmp_path: Path)
         )
         outcome, detail = await gate(middleware, tool, {"v": "x; touch canary"})
         assert outcome == "ask", mode
-        assert detail["command"] == "echo x; touch canary"
+        assert detail["command"] == "echo 'x; touch canary'"
         assert detail["validationError"].startswith("Shell injection attempts are not allowed")
         assert (await gate(middleware, tool, {"v": "fine"}))[0] == (
             "ask" if mode in ("manual", "write") else "run"

@@ -13,6 +13,7 @@ from langchain.agents.middleware import AgentMiddleware, SummarizationMiddleware
 
 from gth_jupyter.config import ConfigError, GthConfig, GthConfigWarning, load_config
 from gth_jupyter.middleware import ApprovalsMiddleware, build_middleware
+from gth_jupyter.middleware.image_injection import FrontendImageInjectionMiddleware
 from gth_jupyter.models import FakeChatModel
 
 SESSION = FakeChatModel(responses=["hi"])
@@ -53,10 +54,11 @@ def test_summarization_takes_gaunt_sloths_settings(tmp_path: Path) -> None:
             ]
         },
     )
-    _, default, custom = build(eff, tmp_path)
+    _, default, custom, image = build(eff, tmp_path)
     assert isinstance(default, SummarizationMiddleware) and isinstance(
         custom, SummarizationMiddleware
     )
+    assert isinstance(image, FrontendImageInjectionMiddleware)
     assert default.model is SESSION
     assert default.trigger == ("tokens", 10000) and default.keep == ("messages", 20)
     assert custom.trigger == ("tokens", 8000) and custom.keep == ("messages", 5)
@@ -130,3 +132,21 @@ def test_the_rater_may_name_an_identity_profile(tmp_path: Path) -> None:
     assert isinstance(gate.rater.model, FakeChatModel) and gate.rater.model is not SESSION
     with pytest.raises(ConfigError, match="identity profile 'missing'"):
         build(effective(tmp_path, {"approvals": {"rater": "missing"}}), tmp_path)
+
+
+def test_frontend_image_injection_is_built_here_for_the_configured_provider(
+    tmp_path: Path,
+) -> None:
+    eff = effective(
+        tmp_path,
+        {
+            "llm": {"type": "anthropic", "model": "claude-sonnet-4-5"},
+            "middleware": [{"name": "frontend-image-injection", "toolName": "snap"}],
+        },
+    )
+    _, image = build(eff, tmp_path)
+    assert isinstance(image, FrontendImageInjectionMiddleware)
+    assert image.provider == "anthropic" and image.tool_name == "snap"
+    (_, demo) = build(effective(tmp_path, {"middleware": ["frontend-image-injection"]}), tmp_path)
+    assert isinstance(demo, FrontendImageInjectionMiddleware)
+    assert demo.provider == "fake" and demo.tool_name == "capture_image"

@@ -1,0 +1,119 @@
+"""The agents a host serves, assembled from the configuration on first use.
+
+Each host (the Jupyter extension, the standalone server, a kernel) owns one ``AgentRegistry``.
+It opens the checkpointer lazily (the SQLite saver needs the running loop) and keeps a build
+error instead of raising it, so a bad model setting shows up as a clear refusal
+(:class:`~gth_jupyter.agent.contract.AgentUnavailableError`) rather than a host that will not
+start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ag_ui.core import PROTOCOL_VERSION
+from langchain_core.language_models import BaseChatModel
+
+from ..config import EffectiveConfig, GthConfig
+from ..tools.registry import Tool, tool_name
+from .checkpoint import CheckpointStore
+from .contract import DEFAULT_AGENT, AgentNotFoundError, AgentUnavailableError
+from .resolver import AgentParts, resolve_agent
+from .runtime import Runtime
+
+__all__ = ["DEFAULT_AGENT", "AgentRegistry"]
+
+log = logging.getLogger(__name__)
+
+
+class AgentRegistry:
+    """Agents by name; ``default`` is the configured agent."""
+
+    def __init__(
+        self,
+        config: GthConfig,
+        *,
+        command: str,
+        store: CheckpointStore,
+        cwd: Path | None = None,
+        model: BaseChatModel | None = None,
+        tools: Sequence[Tool] | None = None,
+    ) -> None:
+        self.config = config
+        self.command = command
+        self.store = store
+        self.cwd = (cwd or Path.cwd()).resolve()
+        self.effective: EffectiveConfig = config.for_command(command)
+        self._runtime: Runtime | None = None
+        self._lock = asyncio.Lock()
+        self._busy: set[str] = set()
+        self.parts: AgentParts | None = None
+        self.build_error: Exception | None = None
+        try:
+            self.parts = resolve_agent(
+                self.effective, cwd=self.cwd, model=model, extra_tools=tools or ()
+            )
+        except Exception as exc:  # reported by info() and refused by runtime()
+            log.error("gth-jupyter: the agent could not be built: %s", exc)
+            self.build_error = exc
+
+    @property
+    def names(self) -> list[str]:
+        return [DEFAULT_AGENT]
+
+    @property
+    def model(self) -> BaseChatModel | None:
+        """The chat model the agent runs on (``None`` when it could not be built)."""
+        return self.parts.model if self.parts is not None else None
+
+    async def runtime(self, name: str = DEFAULT_AGENT) -> Runtime:
+        """The runtime of agent ``name``; raises an ``AgentError`` a host can refuse with."""
+        if name not in self.names:
+            raise AgentNotFoundError(name, self.names)
+        parts = self.parts
+        if parts is None:
+            raise AgentUnavailableError(self.build_error or "unknown error")
+        if self._runtime is None:
+            async with self._lock:
+                if self._runtime is None:
+                    self._runtime = Runtime(
+                        parts.model,
+                        parts.tools,
+                        checkpointer=await self.store.get(),
+                        middleware=parts.middleware,
+                        system_prompt=parts.system_prompt,
+                        recursion_limit=parts.recursion_limit,
+                        busy_threads=self._busy,
+                    )
+        return self._runtime
+
+    def info(self) -> dict[str, Any]:
+        """What ``GET gth/info`` answers: the model, the agents and their tools, the status."""
+        parts = self.parts
+        if parts is not None:
+            provider: str | None = parts.provider
+            model: str | None = parts.model_name
+            offline = parts.offline
+        else:
+            llm = self.effective.llm
+            provider, model, offline = (llm.type, llm.model, False) if llm else (None, None, False)
+        tools = [tool_name(t) or "?" for t in parts.tools] if parts is not None else []
+        body: dict[str, Any] = {
+            "status": "ok" if self.build_error is None else "error",
+            "provider": provider,
+            "model": model,
+            "offline": offline,
+            "protocolVersion": PROTOCOL_VERSION,
+            "command": self.command,
+            "agents": [{"name": n, "tools": tools} for n in self.names],
+        }
+        if self.build_error is not None:
+            body["error"] = {"code": AgentUnavailableError.code, "message": str(self.build_error)}
+        return body
+
+    async def close(self) -> None:
+        await self.store.close()
