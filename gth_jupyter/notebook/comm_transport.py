@@ -1,15 +1,15 @@
 """AG-UI over the widget's comm: the same SSE bytes as the HTTP endpoint, in comm messages.
 
 The widget sends ``{type: "run", requestId, body}``; the kernel answers with ``chunk`` messages
-carrying SSE text (coalesced like the HTTP stream), then ``end``, or one ``error`` carrying the
-same JSON refusal the endpoint would send. ``abort`` cancels a run; ``history`` returns a
-thread's AG-UI messages; ``esm`` returns the widget bundle for hosts that cannot load it from
-the server.
+carrying SSE text (coalesced like the HTTP stream, by the same pump), then ``end``, or one
+``error`` carrying the same JSON refusal the endpoint would send. ``abort`` cancels a run;
+``history`` returns the thread view ``GET gth/threads/{id}`` gives; ``info`` what ``GET gth/info``
+gives; ``esm`` the widget bundle, for hosts that cannot load it from the server. Messages come
+from the page, so every field is checked before use and a malformed one gets an ``error`` reply.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Callable
@@ -17,17 +17,18 @@ from concurrent.futures import Future
 from importlib import resources
 from typing import Any
 
-from ..agui.errors import ProtocolError
-from ..agui.history import to_agui_messages
-from ..agui.mapping import to_interrupt
-from ..agui.run import prepare_run, stream_events
-from ..agui.sse import SSEWriter
-from ..server.agents import DEFAULT_AGENT, AgentRegistry
+from ..agent import AgentRegistry
+from ..agent.contract import DEFAULT_AGENT
+from ..agui import ProtocolError, prepare_run, pump_sse, runtime_of, thread_view
 from .kernel_agent import LoopThread, kernel_loop, kernel_registry
+
+__all__ = ["CommTransport", "bundle_code"]
 
 log = logging.getLogger(__name__)
 
 Send = Callable[[dict[str, Any]], None]
+#: Request ids are echoed back; a page cannot make the kernel echo megabytes.
+MAX_ID = 200
 
 
 def bundle_code() -> str:
@@ -53,13 +54,15 @@ class CommTransport:
     def handle(self, content: dict[str, Any]) -> Future[None] | None:
         """Dispatches one message from the widget; returns the work it started, if any."""
         kind = content.get("type")
-        request_id = str(content.get("requestId", ""))
+        request_id = str(content.get("requestId", ""))[:MAX_ID]
         if kind == "run":
+            agent = content.get("agent") or DEFAULT_AGENT
             body = content.get("body")
+            if not isinstance(agent, str) or not isinstance(body, (str, dict)):
+                self._refuse(request_id, _bad_message("run needs a string agent and a body"))
+                return None
             raw = body.encode() if isinstance(body, str) else _dumps(body)
-            future = self._loop().submit(
-                self._run(request_id, str(content.get("agent") or DEFAULT_AGENT), raw)
-            )
+            future = self._loop().submit(self._run(request_id, agent, raw))
             self._runs[request_id] = future
             future.add_done_callback(lambda _: self._runs.pop(request_id, None))
             return future
@@ -69,16 +72,20 @@ class CommTransport:
                 running.cancel()
             return None
         if kind == "history":
-            thread = str(content.get("threadId", ""))
+            thread = content.get("threadId")
+            if not isinstance(thread, str) or not thread:
+                self._refuse(request_id, _bad_message("history needs a threadId string"))
+                return None
             return self._loop().submit(self._history(request_id, thread))
-        if kind == "esm":
+        if kind == "info":
+            self._send({"type": "info", "requestId": request_id, "info": self._registry().info()})
+        elif kind == "esm":
             self._send({"type": "esm", "requestId": request_id, "code": bundle_code()})
         return None
 
     async def _run(self, request_id: str, agent: str, body: bytes) -> None:
         try:
-            registry = self._registry()
-            runtime = await registry.runtime(agent)
+            runtime = await runtime_of(self._registry(), agent)
             prepared = await prepare_run(runtime, body)
         except ProtocolError as error:
             self._refuse(request_id, error)
@@ -94,40 +101,20 @@ class CommTransport:
                 buffer.clear()
                 self._send({"type": "chunk", "requestId": request_id, "data": data})
 
-        events = stream_events(prepared)
         try:
-            async with SSEWriter(write, flush, window=0.016) as writer:
-                async for event in events:
-                    await writer.send(event)
-                await writer.flush()
-        except asyncio.CancelledError:
-            await flush()
-            raise
+            # A comm message costs more than an HTTP write: coalesce over a frame (16 ms).
+            await pump_sse(prepared, write, flush, window=0.016)
         finally:
-            await events.aclose()
-            prepared.claim.release()
             self._send({"type": "end", "requestId": request_id})
 
     async def _history(self, request_id: str, thread_id: str) -> None:
         try:
-            runtime = await self._registry().runtime(DEFAULT_AGENT)
+            runtime = await runtime_of(self._registry(), DEFAULT_AGENT)
         except ProtocolError as error:
             self._refuse(request_id, error)
             return
-        state = await runtime.thread_state(thread_id)
-        self._send(
-            {
-                "type": "history",
-                "requestId": request_id,
-                "threadId": thread_id,
-                "messages": to_agui_messages(state.messages),
-                "pendingToolCallIds": [p.tool_call_id for p in state.pending if p.client_tool],
-                "interrupts": [
-                    to_interrupt(p).model_dump(mode="json", by_alias=True, exclude_none=True)
-                    for p in state.pending
-                ],
-            }
-        )
+        view = await thread_view(runtime, thread_id)
+        self._send({"type": "history", "requestId": request_id, **view})
 
     def _refuse(self, request_id: str, error: ProtocolError) -> None:
         body = error.to_json()
@@ -136,3 +123,7 @@ class CommTransport:
 
 def _dumps(value: Any) -> bytes:
     return json.dumps(value).encode()
+
+
+def _bad_message(why: str) -> ProtocolError:
+    return ProtocolError(400, "invalid_message", f"The widget sent a malformed message: {why}.")

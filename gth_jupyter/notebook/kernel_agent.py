@@ -14,9 +14,10 @@ from collections.abc import Coroutine
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
-from ..agent.checkpoint import CheckpointStore
+from ..agent import AgentRegistry, CheckpointStore
 from ..config import load_config
-from ..server.agents import AgentRegistry
+
+__all__ = ["NOTEBOOK_COMMAND", "LoopThread", "kernel_loop", "kernel_registry", "reset_kernel_agent"]
 
 T = TypeVar("T")
 

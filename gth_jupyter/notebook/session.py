@@ -1,7 +1,11 @@
 """``Session``: the agent headless inside the kernel, for scripts and quick questions.
 
-A kernel already runs an event loop, so a session keeps its own loop on a daemon thread and
-``ask`` blocks on it; ``aask`` is the awaitable form for code that is itself async.
+A session plans each run exactly as the hosts do (:func:`gth_jupyter.agui.plan_run`): its prompt
+is a ``RunAgentInput`` with one user message, so a thread it shares with a widget is treated the
+same way (a client tool the widget left unanswered is closed; an approval waiting for a person
+refuses the prompt with ``interrupt_pending``). A kernel already runs an event loop, so a session
+keeps its own loop on a daemon thread and ``ask`` blocks on it; ``aask`` is the awaitable form
+for code that is itself async.
 """
 
 from __future__ import annotations
@@ -11,14 +15,15 @@ import uuid
 from pathlib import Path
 from typing import TextIO
 
-from langchain_core.messages import HumanMessage
+import ag_ui.core as agui
 
-from ..agent.checkpoint import CheckpointStore
-from ..agent.events import TextEvent
-from ..agent.runtime import RunEnd, RunPlan
+from ..agent import AgentRegistry, CheckpointStore
+from ..agent.contract import DEFAULT_AGENT, RunEnd, TextEvent
+from ..agui import plan_run, runtime_of
 from ..config import load_config
-from ..server.agents import DEFAULT_AGENT, AgentRegistry
 from .kernel_agent import NOTEBOOK_COMMAND, LoopThread
+
+__all__ = ["Session"]
 
 
 class Session:
@@ -45,13 +50,24 @@ class Session:
 
     async def aask(self, prompt: str, *, stream: TextIO | None = None) -> str:
         """Sends ``prompt`` and returns the agent's final text (printed as it arrives if
-        ``stream`` is given). Runs that stop on a client tool return the text so far."""
-        runtime = await self.registry.runtime(self.agent)
-        claim = runtime.claim(self.thread_id)
+        ``stream`` is given). Runs that stop on a client tool return the text so far.
+
+        Raises :class:`~gth_jupyter.agui.ProtocolError` when the thread refuses the prompt
+        (another run in progress: ``run_busy``; an approval waiting: ``interrupt_pending``)."""
+        runtime = await runtime_of(self.registry, self.agent)
+        request = agui.RunAgentInput(
+            thread_id=self.thread_id,
+            run_id=f"session-run-{uuid.uuid4().hex[:12]}",
+            messages=[agui.UserMessage(id=f"session-msg-{uuid.uuid4().hex}", content=prompt)],
+            tools=[],
+            context=[],
+            state=None,
+            forwarded_props=None,
+        )
+        prepared = await plan_run(runtime, request)
         parts: list[str] = []
         try:
-            plan = RunPlan(self.thread_id, messages=[HumanMessage(prompt)])
-            async for item in runtime.stream(plan):
+            async for item in runtime.stream(prepared.decision.plan):
                 if isinstance(item, TextEvent):
                     parts.append(item.delta)
                     if stream is not None:
@@ -60,7 +76,7 @@ class Session:
                 elif isinstance(item, RunEnd) and stream is not None:
                     stream.write("\n")
         finally:
-            claim.release()
+            prepared.claim.release()
         return "".join(parts)
 
     def ask(self, prompt: str, *, stream: bool = False) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 import anywidget
 import traitlets as t
 
-from ..server.agents import DEFAULT_AGENT
+from ..agent.contract import DEFAULT_AGENT
 from . import client_tools
 from .comm_transport import CommTransport
 from .kernel_agent import kernel_registry
@@ -37,15 +37,34 @@ class GthChat(anywidget.AnyWidget):  # type: ignore[misc]
 
     _esm = _loader()
 
-    thread_id = t.Unicode("").tag(sync=True)
-    agent = t.Unicode(DEFAULT_AGENT).tag(sync=True)
-    transport = t.Enum(["auto", "http", "comm"], default_value="auto").tag(sync=True)
-    model_label = t.Unicode("").tag(sync=True)
-    offline = t.Bool(False).tag(sync=True)
-    pending_prompt = t.Unicode("").tag(sync=True)
-    client_tools = t.List(t.Dict()).tag(sync=True)
-    base_url = t.Unicode("").tag(sync=True)
-    show_event_log = t.Bool(False).tag(sync=True)
+    thread_id = t.Unicode(
+        "", help="The thread the chat talks on (by default one per notebook)."
+    ).tag(sync=True)
+    agent = t.Unicode(DEFAULT_AGENT, help="The agent's name in gth/agents/{name}/run.").tag(
+        sync=True
+    )
+    transport = t.Enum(
+        ["auto", "http", "comm"],
+        default_value="auto",
+        help="How the page reaches the agent: the server extension over HTTP, the kernel over "
+        "this widget's comm, or auto (HTTP where the extension answers, else the comm).",
+    ).tag(sync=True)
+    model_label = t.Unicode("", help="The model shown in the chat's header.").tag(sync=True)
+    offline = t.Bool(False, help="Whether the model is the offline demo.").tag(sync=True)
+    pending_prompt = t.Unicode(
+        "", help="A prompt for the page to send (set by ask(); cleared once sent)."
+    ).tag(sync=True)
+    client_tools = t.List(
+        t.Dict(),
+        help="Browser tools from client_tool(): {name, description, parameters, js} each, "
+        "declared to the agent on every run beside the built-in ones.",
+    ).tag(sync=True)
+    base_url = t.Unicode("", help="The Jupyter server's base URL; empty: read from the page.").tag(
+        sync=True
+    )
+    show_event_log = t.Bool(
+        False, help="Show the panel that lists each AG-UI event as it arrives."
+    ).tag(sync=True)
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("thread_id", notebook_thread_id())

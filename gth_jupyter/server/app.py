@@ -1,4 +1,8 @@
-"""The Jupyter server extension: hosts the AG-UI endpoint under ``{base_url}gth/``."""
+"""The Jupyter server extension: hosts the AG-UI endpoint under ``{base_url}gth/``.
+
+The app owns the long-lived objects (the agent registry and, through it, the checkpointer):
+built in ``initialize_settings``, closed in ``stop_extension``.
+"""
 
 from __future__ import annotations
 
@@ -8,18 +12,21 @@ from typing import Any
 from jupyter_server.extension.application import ExtensionApp
 from traitlets import Enum, Int, Unicode
 
-from ..agent.checkpoint import CheckpointStore
-from ..agui.run import DEFAULT_MAX_BODY_BYTES
+from ..agent import AgentRegistry, CheckpointStore
+from ..agui import DEFAULT_MAX_BODY_BYTES
 from ..config import load_config
-from .agents import AgentRegistry
-from .handlers import HealthHandler, InfoHandler, RunHandler, ThreadHandler
-from .routes import MAX_BODY_KEY, REGISTRY_KEY
+from .handlers import HANDLERS
+from .routes import MAX_BODY_KEY, REGISTRY_KEY, route_table
+
+__all__ = ["NOTEBOOK_COMMAND", "GthJupyterApp"]
 
 NOTEBOOK_COMMAND = "notebook"
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 
 
 class GthJupyterApp(ExtensionApp):
+    """``gth_jupyter``: the agent of the ``notebook`` command behind Jupyter's auth."""
+
     name = "gth_jupyter"
     load_other_extensions = True
 
@@ -65,14 +72,7 @@ class GthJupyterApp(ExtensionApp):
         self.log.info("gth-jupyter: agent ready on %s (%s)", info["model"], info["provider"])
 
     def initialize_handlers(self) -> None:
-        self.handlers.extend(
-            [
-                (r"/gth/health", HealthHandler),
-                (r"/gth/info", InfoHandler),
-                (r"/gth/agents/([^/]+)/run", RunHandler),
-                (r"/gth/threads/([^/]+)", ThreadHandler),
-            ]
-        )
+        self.handlers.extend(route_table(HANDLERS))
 
     async def stop_extension(self) -> None:
         registry: Any = getattr(self, "registry", None)

@@ -12,10 +12,11 @@ import signal
 import sys
 from collections.abc import Sequence
 
-from ..agent.checkpoint import CheckpointStore
+from ..agent import AgentRegistry, CheckpointStore
 from ..config import ConfigError, load_config
-from .agents import AgentRegistry
 from .standalone import make_app
+
+__all__ = ["API_COMMAND", "main"]
 
 API_COMMAND = "api"
 

@@ -1,4 +1,10 @@
-"""Jupyter server handlers: the shared routes behind Jupyter's auth (token or cookie + XSRF)."""
+"""The Jupyter extension's handlers: the shared routes behind Jupyter's auth.
+
+Every verb is ``@web.authenticated`` (a token, or the login cookie plus XSRF for a browser) and
+``@authorized`` on the ``gth`` resource, so a Jupyter server's authorizer can grant or refuse the
+agent separately from kernels and files. Each handler parses, delegates to
+:class:`~gth_jupyter.server.routes.GthRoutesMixin` and answers; the logic lives below it.
+"""
 
 from __future__ import annotations
 
@@ -8,36 +14,63 @@ from tornado import web
 
 from .routes import GthRoutesMixin
 
+__all__ = ["AUTH_RESOURCE", "HANDLERS", "GthAPIHandler"]
+
 AUTH_RESOURCE = "gth"
 
 
 class GthAPIHandler(GthRoutesMixin, APIHandler):
+    """Base of the extension's handlers: Jupyter's API handler with JSON refusals."""
+
     auth_resource = AUTH_RESOURCE
 
 
 class HealthHandler(GthAPIHandler):
+    """``{base_url}gth/health``: whether the extension answers."""
+
     @web.authenticated
     @authorized
     def get(self) -> None:
+        """``200 {"status": "ok"}``."""
         self.write_health()
 
 
 class InfoHandler(GthAPIHandler):
+    """``{base_url}gth/info``: the model, the agents and their tools."""
+
     @web.authenticated
     @authorized
     def get(self) -> None:
+        """The agent's description; ``status: "error"`` and the reason if it could not be
+        built."""
         self.write_info()
 
 
 class ThreadHandler(GthAPIHandler):
+    """``{base_url}gth/threads/{id}``: a thread as a page rebuilds it after a reload."""
+
     @web.authenticated
     @authorized
     async def get(self, thread_id: str) -> None:
+        """The thread's AG-UI messages, the interrupts it waits on, and whether it is busy."""
         await self.write_thread(thread_id)
 
 
 class RunHandler(GthAPIHandler):
+    """``{base_url}gth/agents/{name}/run``: the AG-UI endpoint."""
+
     @web.authenticated
     @authorized
     async def post(self, name: str) -> None:
+        """Runs agent ``name`` on a ``RunAgentInput`` and streams AG-UI events as SSE; a
+        refusal is JSON with a stable ``code`` before any event."""
         await self.run_agent(name)
+
+
+#: The handler serving each route of :data:`~gth_jupyter.server.routes.ROUTES`.
+HANDLERS: dict[str, type[web.RequestHandler]] = {
+    "health": HealthHandler,
+    "info": InfoHandler,
+    "thread": ThreadHandler,
+    "run": RunHandler,
+}

@@ -1,8 +1,11 @@
-"""What every host's handlers do: run an agent over SSE, describe it, report health.
+"""The routes both hosts serve, and what their handlers do.
 
-The Jupyter handlers and the standalone server's handlers differ only in how they authenticate;
-both mix this in. Every refusal is JSON ``{code, message, detail?}``; after the stream has
-opened, failures travel as ``RUN_ERROR`` instead.
+``ROUTES`` is the one route table: the Jupyter extension registers it under ``{base_url}``, the
+standalone server at its root, with Gaunt Sloth's own paths (``/agents/{name}/run``, ``/info``,
+``/health``) beside it. The two hosts' handlers differ only in how they authenticate; both mix
+in :class:`GthRoutesMixin`, which parses, delegates to the protocol layer and answers. Every
+refusal is JSON ``{code, message, detail?}``; after the stream has opened, failures travel as
+``RUN_ERROR`` instead.
 """
 
 from __future__ import annotations
@@ -11,20 +14,58 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections.abc import Mapping
 from http.client import responses
-from typing import Any
+from typing import Any, NamedTuple
 
 from tornado import web
 from tornado.iostream import StreamClosedError
 
-from ..agui.errors import ProtocolError
-from ..agui.history import to_agui_messages
-from ..agui.mapping import to_interrupt
-from ..agui.run import DEFAULT_MAX_BODY_BYTES, PreparedRun, prepare_run, stream_events
-from ..agui.sse import MEDIA_TYPE, SSEWriter
-from .agents import DEFAULT_AGENT, AgentRegistry
+from ..agent import AgentRegistry
+from ..agent.contract import DEFAULT_AGENT
+from ..agui import (
+    DEFAULT_MAX_BODY_BYTES,
+    ProtocolError,
+    prepare_run,
+    pump_sse,
+    runtime_of,
+    thread_view,
+)
+from ..agui.sse import MEDIA_TYPE
+
+__all__ = ["GAUNT_SLOTH_ROUTES", "ROUTES", "GthRoutesMixin", "Route", "route_table"]
 
 log = logging.getLogger(__name__)
+
+
+class Route(NamedTuple):
+    """A path pattern and the name of the handler that serves it."""
+
+    handler: str
+    pattern: str
+
+
+#: Every host serves these (under Jupyter's ``base_url``, or at the standalone server's root).
+ROUTES: tuple[Route, ...] = (
+    Route("health", r"/gth/health"),
+    Route("info", r"/gth/info"),
+    Route("run", r"/gth/agents/([^/]+)/run"),
+    Route("thread", r"/gth/threads/([^/]+)"),
+)
+#: Gaunt Sloth's own paths, which its clients post to; the standalone server serves them too.
+GAUNT_SLOTH_ROUTES: tuple[Route, ...] = (
+    Route("health", r"/health"),
+    Route("info", r"/info"),
+    Route("run", r"/agents/([^/]+)/run"),
+)
+
+
+def route_table(
+    handlers: Mapping[str, type[web.RequestHandler]], routes: tuple[Route, ...] = ROUTES
+) -> list[tuple[str, type[web.RequestHandler]]]:
+    """``routes`` with each handler name replaced by the host's handler class."""
+    return [(route.pattern, handlers[route.handler]) for route in routes]
+
 
 REGISTRY_KEY = "gth_registry"
 MAX_BODY_KEY = "gth_max_body_bytes"
@@ -89,29 +130,16 @@ class GthRoutesMixin(web.RequestHandler):
     async def write_thread(self, thread_id: str, name: str = DEFAULT_AGENT) -> None:
         """A thread's conversation as AG-UI messages, and what it waits on."""
         try:
-            runtime = await self.registry.runtime(name)
+            runtime = await runtime_of(self.registry, name)
         except ProtocolError as error:
             self.send_refusal(error)
             return
-        state = await runtime.thread_state(thread_id)
-        pending = [
-            to_interrupt(p).model_dump(mode="json", by_alias=True, exclude_none=True)
-            for p in state.pending
-        ]
-        self.send_json(
-            200,
-            {
-                "threadId": thread_id,
-                "messages": to_agui_messages(state.messages),
-                "pendingToolCallIds": [p.tool_call_id for p in state.pending if p.client_tool],
-                "interrupts": pending,
-                "busy": runtime.is_busy(thread_id),
-            },
-        )
+        self.send_json(200, await thread_view(runtime, thread_id))
 
     async def run_agent(self, name: str) -> None:
+        """Runs agent ``name`` on the request body and streams the run as SSE."""
         try:
-            runtime = await self.registry.runtime(name)
+            runtime = await runtime_of(self.registry, name)
             limit = int(self.settings.get(MAX_BODY_KEY, DEFAULT_MAX_BODY_BYTES))
             prepared = await prepare_run(runtime, self.request.body, max_body_bytes=limit)
         except ProtocolError as error:
@@ -121,7 +149,7 @@ class GthRoutesMixin(web.RequestHandler):
         self.set_header("Content-Type", MEDIA_TYPE)
         self.set_header("Cache-Control", "no-cache")
         self.set_header("X-Accel-Buffering", "no")
-        task = asyncio.ensure_future(self._pump(prepared))
+        task = asyncio.ensure_future(pump_sse(prepared, self.write, self.flush))
         self._stream_task = task
         await asyncio.wait({task})
         if not task.cancelled() and task.exception() is not None:
@@ -129,17 +157,6 @@ class GthRoutesMixin(web.RequestHandler):
         if not self._finished:
             with contextlib.suppress(StreamClosedError):
                 self.finish()
-
-    async def _pump(self, prepared: PreparedRun) -> None:
-        events = stream_events(prepared)
-        try:
-            async with SSEWriter(self.write, self.flush) as writer:
-                async for event in events:
-                    await writer.send(event)
-                await writer.flush()
-        finally:
-            await events.aclose()
-            prepared.claim.release()
 
     def on_connection_close(self) -> None:
         """A client that goes away cancels its run; the thread keeps its last checkpoint."""

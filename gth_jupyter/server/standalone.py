@@ -1,8 +1,9 @@
 """``gth-jupyter serve``: the same routes for AG-UI clients outside Jupyter.
 
 Bound to loopback by default and always behind a token (``Authorization: token T`` or
-``Bearer T``), with CORS headers from ``commands.api.cors``. Gaunt Sloth's clients post to
-``/agents/{name}/run``; the ``/gth/...`` paths match the Jupyter extension's.
+``Bearer T``), with CORS headers from ``commands.api.cors``. It serves the same route table as
+the Jupyter extension (``/gth/...``) and Gaunt Sloth's own paths beside it
+(``/agents/{name}/run``, ``/info``, ``/health``), which its clients post to.
 """
 
 from __future__ import annotations
@@ -12,9 +13,18 @@ from typing import Any
 
 from tornado import web
 
+from ..agent import AgentRegistry
 from ..config import EffectiveConfig
-from .agents import AgentRegistry
-from .routes import MAX_BODY_KEY, REGISTRY_KEY, GthRoutesMixin
+from .routes import (
+    GAUNT_SLOTH_ROUTES,
+    MAX_BODY_KEY,
+    REGISTRY_KEY,
+    ROUTES,
+    GthRoutesMixin,
+    route_table,
+)
+
+__all__ = ["HANDLERS", "StandaloneHandler", "cors_headers", "make_app"]
 
 TOKEN_KEY = "gth_token"
 CORS_KEY = "gth_cors"
@@ -52,30 +62,53 @@ class StandaloneHandler(GthRoutesMixin):
 
 
 class HealthHandler(StandaloneHandler):
+    """``/gth/health`` and ``/health``: whether the server answers."""
+
     def get(self) -> None:
+        """``200 {"status": "ok"}``."""
         self.write_health()
 
 
 class InfoHandler(StandaloneHandler):
+    """``/gth/info`` and ``/info``: the model, the agents and their tools."""
+
     def get(self) -> None:
+        """The agent's description, as the Jupyter extension gives it."""
         self.write_info()
 
 
 class RunHandler(StandaloneHandler):
+    """``/gth/agents/{name}/run`` and ``/agents/{name}/run``: the AG-UI endpoint."""
+
     async def post(self, name: str) -> None:
+        """Runs agent ``name`` and streams AG-UI events as SSE; refusals are JSON."""
         await self.run_agent(name)
 
 
 class ThreadHandler(StandaloneHandler):
+    """``/gth/threads/{id}``: a thread as a client rebuilds it."""
+
     async def get(self, thread_id: str) -> None:
+        """The thread's AG-UI messages, the interrupts it waits on, and whether it is busy."""
         await self.write_thread(thread_id)
 
 
 class NotFoundHandler(StandaloneHandler):
+    """Every other path: ``404 {"code": "not_found"}``."""
+
     def get(self, *args: Any) -> None:
         self.send_json(404, {"code": "not_found", "message": "There is no such route."})
 
     post = get
+
+
+#: The handler serving each route of the shared route table.
+HANDLERS: dict[str, type[web.RequestHandler]] = {
+    "health": HealthHandler,
+    "info": InfoHandler,
+    "thread": ThreadHandler,
+    "run": RunHandler,
+}
 
 
 def cors_headers(effective: EffectiveConfig) -> dict[str, str]:
@@ -91,6 +124,7 @@ def cors_headers(effective: EffectiveConfig) -> dict[str, str]:
 
 
 def make_app(registry: AgentRegistry, *, token: str, max_body_bytes: int) -> web.Application:
+    """The standalone server's application for ``registry``, behind ``token``."""
     if not token:
         raise ValueError("The standalone server needs a token.")
     settings: dict[str, Any] = {
@@ -100,16 +134,4 @@ def make_app(registry: AgentRegistry, *, token: str, max_body_bytes: int) -> web
         CORS_KEY: cors_headers(registry.effective),
         "default_handler_class": NotFoundHandler,
     }
-    run = r"/agents/([^/]+)/run"
-    return web.Application(
-        [
-            (r"/health", HealthHandler),
-            (r"/info", InfoHandler),
-            (run, RunHandler),
-            (r"/gth/health", HealthHandler),
-            (r"/gth/info", InfoHandler),
-            (r"/gth" + run, RunHandler),
-            (r"/gth/threads/([^/]+)", ThreadHandler),
-        ],
-        **settings,
-    )
+    return web.Application(route_table(HANDLERS, ROUTES + GAUNT_SLOTH_ROUTES), **settings)

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
+from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.agent.checkpoint import CheckpointStore
 from gth_jupyter.config import GthConfig
 from gth_jupyter.notebook.comm_transport import CommTransport
 from gth_jupyter.notebook.kernel_agent import LoopThread
-from gth_jupyter.server.agents import AgentRegistry
 
 
 @pytest.fixture
@@ -94,3 +94,62 @@ def test_esm_request_returns_the_bundle(loop: LoopThread) -> None:
     comm = transport(sent, registry_for([]), loop)
     comm.handle({"type": "esm", "requestId": "e"})
     assert sent[0]["type"] == "esm" and "render" in sent[0]["code"]
+
+
+def test_history_and_info_answer_what_the_http_routes_answer(loop: LoopThread) -> None:
+    sent: list[dict[str, Any]] = []
+    registry = registry_for(["Hello."])
+    comm = transport(sent, registry, loop)
+    body = {
+        "threadId": "t",
+        "runId": "r",
+        "messages": [{"id": "u", "role": "user", "content": "hi"}],
+    }
+    run = comm.handle({"type": "run", "requestId": "q", "body": body})
+    assert run is not None
+    run.result(timeout=10)
+    history = comm.handle({"type": "history", "requestId": "h", "threadId": "t"})
+    assert history is not None
+    history.result(timeout=10)
+    reply = next(m for m in sent if m["type"] == "history")
+    from gth_jupyter.agui import thread_view
+
+    expected = loop.run(thread_view(loop.run(registry.runtime("default")), "t"))
+    assert reply == {"type": "history", "requestId": "h", **expected}
+    assert reply["busy"] is False and [m["role"] for m in reply["messages"]] == [
+        "user",
+        "assistant",
+    ]
+    comm.handle({"type": "info", "requestId": "i"})
+    info = next(m for m in sent if m["type"] == "info")
+    assert info == {"type": "info", "requestId": "i", "info": registry.info()}
+    assert info["info"]["provider"] == "fake"
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"type": "run", "requestId": "x", "agent": ["default"], "body": "{}"},
+        {"type": "run", "requestId": "x", "body": 42},
+        {"type": "history", "requestId": "x", "threadId": {"$ne": 1}},
+        {"type": "history", "requestId": "x"},
+    ],
+)
+def test_malformed_messages_from_the_page_get_an_error_reply(
+    loop: LoopThread, message: dict[str, Any]
+) -> None:
+    sent: list[dict[str, Any]] = []
+    comm = transport(sent, registry_for([]), loop)
+    assert comm.handle(message) is None
+    assert sent == [{"type": "error", "requestId": "x", "status": 400, "body": sent[0]["body"]}]
+    assert sent[0]["body"]["code"] == "invalid_message"
+
+
+def test_an_unknown_agent_is_refused_as_over_http(loop: LoopThread) -> None:
+    sent: list[dict[str, Any]] = []
+    comm = transport(sent, registry_for([]), loop)
+    body = {"threadId": "t", "runId": "r", "messages": []}
+    future = comm.handle({"type": "run", "requestId": "q", "agent": "ghost", "body": body})
+    assert future is not None
+    future.result(timeout=10)
+    assert sent[0]["status"] == 404 and sent[0]["body"]["code"] == "agent_not_found"

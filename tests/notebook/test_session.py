@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from gth_jupyter import Session
+from gth_jupyter.agui import ProtocolError
 
 
 @pytest.fixture
@@ -21,7 +22,7 @@ def test_ask_returns_the_final_text_and_keeps_the_thread(config: Path) -> None:
     session = Session(config)
     assert session.ask("one") == "First."
     assert session.ask("two") == "Second."
-    model = session.registry._model
+    model = session.registry.model
     assert [len(call) for call in model.received] == [1, 3]  # the second call saw the history
 
 
@@ -41,6 +42,33 @@ def test_without_config_the_demo_model_answers(
     monkeypatch.setenv("HOME", str(tmp_path))
     session = Session()
     assert session.model_label == "gth-demo (offline)"
-    session.registry._model.token_delay_ms = 0
+    session.registry.model.token_delay_ms = 0
     text = session.ask("hello")
     assert "offline" in text.lower() and ".gsloth.config.json" in text
+
+
+def test_a_session_plans_like_the_hosts_and_refuses_a_prompt_while_an_approval_waits(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / ".gsloth.config.json"
+    path.write_text(
+        json.dumps(
+            {
+                "llm": {
+                    "type": "fake",
+                    "responses": [
+                        {"toolCalls": [{"name": "run_shell_command", "args": {"command": "ls"}}]},
+                        "never reached",
+                    ],
+                },
+                "approvals": "manual",
+                "builtInTools": ["run_shell_command"],
+            }
+        )
+    )
+    session = Session(path)
+    assert session.ask("list the files") == ""  # the run stops at the approval
+    with pytest.raises(ProtocolError) as info:
+        session.ask("and now?")
+    assert info.value.status == 409 and info.value.code == "interrupt_pending"
+    assert info.value.detail["pending"][0]["toolName"] == "run_shell_command"

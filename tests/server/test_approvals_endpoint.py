@@ -11,9 +11,9 @@ from typing import Any
 import httpx
 import pytest_asyncio
 
+from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.agent.checkpoint import CheckpointStore
 from gth_jupyter.config import load_config
-from gth_jupyter.server.agents import AgentRegistry
 from gth_jupyter.server.standalone import make_app
 
 TOKEN = "t0ken"

@@ -14,9 +14,9 @@ import httpx
 import pytest
 import pytest_asyncio
 
+from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.agent.checkpoint import CheckpointStore
 from gth_jupyter.config import GthConfig
-from gth_jupyter.server.agents import AgentRegistry
 from gth_jupyter.server.standalone import make_app
 
 TOKEN = "s3cret"
