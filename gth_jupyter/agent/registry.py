@@ -110,6 +110,8 @@ class AgentRegistry:
             "protocolVersion": PROTOCOL_VERSION,
             "command": self.command,
             "agents": [{"name": n, "tools": tools} for n in self.names],
+            # What the widget may load without asking (remote images in A2UI and Markdown).
+            "a2ui": self.effective.a2ui.model_dump(by_alias=True),
         }
         if self.build_error is not None:
             body["error"] = {"code": AgentUnavailableError.code, "message": str(self.build_error)}

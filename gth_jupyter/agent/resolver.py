@@ -3,11 +3,8 @@
 Every host asks this module, so an agent looks the same in the Jupyter extension, the
 standalone server and the kernel. The model is the live one a ``.gsloth.config.py`` handed
 over, else the one ``llm`` names (the offline demo when there is none). The tools come from
-their sources in one order (the file tools ``filesystem`` chooses, the built-in tools, the
-custom tools, provider server tools, then the tool objects of a ``.gsloth.config.py`` and any a
-caller adds), with ``allowedTools`` applied last (see :mod:`gth_jupyter.tools.registry`). The
-middleware is the approvals gate and the named middleware (see
-:mod:`gth_jupyter.middleware.registry`).
+their sources in one order (:func:`resolve_tools`); the middleware is the approvals gate and the
+named middleware (see :mod:`gth_jupyter.middleware.registry`).
 """
 
 from __future__ import annotations
@@ -23,9 +20,17 @@ from langchain_core.language_models import BaseChatModel
 from ..config import EffectiveConfig
 from ..middleware.registry import build_middleware
 from ..models import describe_model, resolve_model
-from ..tools.registry import Tool, build_tools
+from ..tools import (
+    Tool,
+    allowed,
+    built_in_tools,
+    custom_tools,
+    filesystem_tools,
+    unique,
+    workspace_for,
+)
 
-__all__ = ["NO_APPROVALS", "AgentParts", "llm_settings", "resolve_agent"]
+__all__ = ["NO_APPROVALS", "AgentParts", "llm_settings", "resolve_agent", "resolve_tools"]
 
 #: Commands that answer no approvals (Gaunt Sloth's ``api``: nobody is there to click).
 NO_APPROVALS = frozenset({"api"})
@@ -51,6 +56,31 @@ def llm_settings(effective: EffectiveConfig) -> dict[str, Any] | None:
     return None if llm is None else llm.model_dump(by_alias=True, exclude_none=True)
 
 
+def resolve_tools(
+    effective: EffectiveConfig, *, cwd: Path, extra: Sequence[Tool] = ()
+) -> list[Tool]:
+    """Every tool ``effective`` enables for an agent working in ``cwd``.
+
+    The sources, in order: the file tools ``filesystem`` chooses, the enabled ``builtInTools``
+    (in the order written), the ``customTools``, provider server tools (``tools`` dicts, bound
+    to the model untouched), the tool objects of a ``.gsloth.config.py``, then ``extra``. A name
+    already taken is skipped with a warning, so nothing replaces a built-in. ``allowedTools``
+    applies last, to all of them: an exact name or a ``*`` glob keeps a tool, a tool without a
+    name (some server tools) is always kept, and ``[]`` means no tools: nothing is built."""
+    if effective.allowed_tools == []:
+        return []
+    ws = workspace_for(effective, cwd)
+    sources: list[Tool] = [
+        *filesystem_tools(effective, ws),
+        *built_in_tools(effective, ws),
+        *custom_tools(effective, ws),
+        *effective.server_tools,
+        *(t for t in effective.python_tools if t is not None),
+        *extra,
+    ]
+    return allowed(unique(sources), effective.allowed_tools)
+
+
 def resolve_agent(
     effective: EffectiveConfig,
     *,
@@ -65,7 +95,7 @@ def resolve_agent(
     llm = llm_settings(effective)
     chosen = model or effective.live.llm or resolve_model(llm)
     described = describe_model(llm, chosen)
-    tools = build_tools(effective, cwd=cwd, extra=extra_tools)
+    tools = resolve_tools(effective, cwd=cwd, extra=extra_tools)
     middleware = build_middleware(
         effective,
         model=chosen,

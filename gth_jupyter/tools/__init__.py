@@ -1,9 +1,31 @@
 """The agent's tools, as Gaunt Sloth configures them: built-ins, file tools, custom commands.
 
-:func:`build_tools` turns a command's :class:`~gth_jupyter.config.EffectiveConfig` into the tool
-list an agent is built with (``registry.py`` says in which order and how ``allowedTools`` filters).
+``registry.py`` builds each source of tools from a command's
+:class:`~gth_jupyter.config.EffectiveConfig` and holds the rules that combine sources (first name
+wins, ``allowedTools``); the agent's resolver (:mod:`gth_jupyter.agent.resolver`) puts the sources
+in order. Every tool that touches files stays inside its :class:`Workspace` and ``.aiignore``.
 """
 
-from gth_jupyter.tools.registry import build_tools
+from gth_jupyter.tools.registry import (
+    Tool,
+    allowed,
+    built_in_tools,
+    custom_tools,
+    filesystem_tools,
+    tool_name,
+    unique,
+    workspace_for,
+)
+from gth_jupyter.tools.workspace import Workspace
 
-__all__ = ["build_tools"]
+__all__ = [
+    "Tool",
+    "Workspace",
+    "allowed",
+    "built_in_tools",
+    "custom_tools",
+    "filesystem_tools",
+    "tool_name",
+    "unique",
+    "workspace_for",
+]

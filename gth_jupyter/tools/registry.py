@@ -1,19 +1,18 @@
-"""The tools an agent gets, resolved from its command's configuration.
+"""The tools of this package, by source, and the rules that combine sources.
 
-:func:`build_tools` gathers every source in one order: the file tools chosen by ``filesystem``,
-the enabled ``builtInTools`` (in the order written), the ``customTools``, provider server tools
-(``tools`` dicts, passed through untouched for ``bind_tools``), the LangChain tools of a
-``.gsloth.config.py``, then ``extra``. ``allowedTools`` is applied last, to all of them: an exact
-name or a ``*`` glob keeps a tool, a tool without a name (some server tools) is always kept, and
-``[]`` means no tools at all (nothing is built). A name already taken is skipped with a warning,
-so nothing can replace a built-in (a custom ``read_file`` would escape its confinement).
+Each source is built from a command's configuration in a :class:`Workspace` (the root and its
+``.aiignore``): :func:`filesystem_tools` (chosen by ``filesystem``), :func:`built_in_tools` (the
+enabled ``builtInTools``, in the order written) and :func:`custom_tools` (``customTools``). The
+agent's resolver (:mod:`gth_jupyter.agent.resolver`) puts them in order with the other sources,
+keeps the first tool of each name (:func:`unique`: nothing can replace a built-in, since a custom
+``read_file`` would escape its confinement) and applies ``allowedTools`` (:func:`allowed`).
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,16 @@ from gth_jupyter.tools.status import make_status_tool
 from gth_jupyter.tools.web_fetch import make_web_fetch_tool
 from gth_jupyter.tools.workspace import Workspace
 
-__all__ = ["Tool", "allowed", "build_tools", "built_in_tools", "tool_name"]
+__all__ = [
+    "Tool",
+    "allowed",
+    "built_in_tools",
+    "custom_tools",
+    "filesystem_tools",
+    "tool_name",
+    "unique",
+    "workspace_for",
+]
 
 log = logging.getLogger(__name__)
 
@@ -86,38 +94,43 @@ def allowed(tools: Sequence[Tool], patterns: Sequence[str] | None) -> list[Tool]
     return kept
 
 
-def _built_ins(
-    registry: Mapping[str, Mapping[str, Any]], ws: Workspace, pass_env: Sequence[str] = ()
-) -> list[BaseTool]:
+def workspace_for(effective: EffectiveConfig, cwd: Path) -> Workspace:
+    """The root the tools of ``effective`` are confined to, with its ``.aiignore``."""
+    aiignore = effective.aiignore
+    return Workspace.at(cwd, aiignore.patterns, aiignore_enabled=aiignore.enabled is not False)
+
+
+def filesystem_tools(effective: EffectiveConfig, ws: Workspace) -> list[BaseTool]:
+    """The file tools ``filesystem`` chooses."""
+    return make_filesystem_tools(effective.filesystem, ws)
+
+
+def built_in_tools(effective: EffectiveConfig, ws: Workspace) -> list[BaseTool]:
+    """The enabled ``builtInTools``, in the order written; unknown names are skipped."""
+    registry = effective.built_in_tools
     tools: list[BaseTool] = []
     for name, settings in registry.items():
         factory = FACTORIES.get(name)
         if factory is None:
             log.info("Skipping %s: not a built-in tool of gth-jupyter", name)
             continue
-        tool = factory(name, settings, (ws, registry, pass_env))
+        tool = factory(name, settings, (ws, registry, effective.pass_env))
         if tool is not None:
             tools.append(tool)
     return tools
 
 
-def build_tools(effective: EffectiveConfig, *, cwd: Path, extra: Sequence[Tool] = ()) -> list[Tool]:
-    """Every tool ``effective`` enables for an agent working in ``cwd`` (module docstring)."""
-    if effective.allowed_tools == []:
-        return []
-    aiignore = effective.aiignore
-    ws = Workspace.at(cwd, aiignore.patterns, aiignore_enabled=aiignore.enabled is not False)
-    sources: list[Tool] = [
-        *make_filesystem_tools(effective.filesystem, ws),
-        *_built_ins(effective.built_in_tools, ws, effective.pass_env),
-        *(
-            make_custom_tool(name, spec, ws.root, pass_env=effective.pass_env)
-            for name, spec in effective.custom_tools.items()
-        ),
-        *effective.server_tools,
-        *(t for t in effective.python_tools if t is not None),
-        *extra,
+def custom_tools(effective: EffectiveConfig, ws: Workspace) -> list[BaseTool]:
+    """One tool per ``customTools`` entry."""
+    return [
+        make_custom_tool(name, spec, ws.root, pass_env=effective.pass_env)
+        for name, spec in effective.custom_tools.items()
     ]
+
+
+def unique(sources: Iterable[Tool]) -> list[Tool]:
+    """The first tool of each name (a later one is skipped with a warning); unnamed server
+    tools are all kept, each object once."""
     tools: list[Tool] = []
     names: set[str] = set()
     seen: set[int] = set()
@@ -132,11 +145,4 @@ def build_tools(effective: EffectiveConfig, *, cwd: Path, extra: Sequence[Tool] 
         if name is not None:
             names.add(name)
         tools.append(tool)
-    return allowed(tools, effective.allowed_tools)
-
-
-def built_in_tools(
-    enabled: Mapping[str, Mapping[str, Any]], cwd: Path | None = None
-) -> list[BaseTool]:
-    """The enabled built-in tools alone (kept for callers that predate :func:`build_tools`)."""
-    return _built_ins(enabled, Workspace.at(cwd or Path.cwd()))
+    return tools

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from langchain_core.tools import BaseTool
 
+from gth_jupyter.agent.resolver import resolve_tools as build_tools
 from gth_jupyter.config import ConfigError
-from gth_jupyter.tools.registry import build_tools
 from tests.tools.conftest import run_call
 
 from .conftest import command_output, load

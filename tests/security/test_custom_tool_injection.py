@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from langchain_core.tools import BaseTool
 
+from gth_jupyter.agent.resolver import resolve_tools as build_tools
 from gth_jupyter.config import ConfigError
 from gth_jupyter.config.schema import CustomToolConfig
 from gth_jupyter.tools.custom import CustomCommandTool, make_custom_tool
-from gth_jupyter.tools.registry import build_tools
 from gth_jupyter.tools.validation import ParameterError, validate_value
 from tests.tools.conftest import run_call
 

@@ -1,4 +1,4 @@
-"""build_tools: every source, in order, filtered by allowedTools; Gaunt Sloth's Complete Example."""
+"""resolve_tools: every source in order, filtered by allowedTools; the Complete Example."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 from langchain_core.tools import BaseTool, tool
 
+from gth_jupyter.agent import resolver
+from gth_jupyter.agent.resolver import resolve_tools
 from gth_jupyter.config import GthConfig, load_config
-from gth_jupyter.tools import registry
+from gth_jupyter.tools import allowed, tool_name
 from gth_jupyter.tools.fs_read import READ_TOOLS
 from gth_jupyter.tools.fs_write import WRITE_TOOLS
-from gth_jupyter.tools.registry import allowed, build_tools, tool_name
 
 # Seed 002, "Complete Example", verbatim.
 COMPLETE_EXAMPLE: dict[str, Any] = {
@@ -64,30 +65,30 @@ def config(tmp_path: Path, data: dict[str, Any]) -> GthConfig:
 def test_the_complete_example_gives_the_tools_the_page_promises(tmp_path: Path) -> None:
     cfg = config(tmp_path, COMPLETE_EXAMPLE)
     custom = ["deploy_staging", "run_migration"]
-    assert names(build_tools(cfg.for_command("notebook"), cwd=tmp_path)) == [
+    assert names(resolve_tools(cfg.for_command("notebook"), cwd=tmp_path)) == [
         *READ_TOOLS,
         "gth_checklist",
         "gth_grep",
         "show_a2ui_surface",
         *custom,
     ]
-    assert names(build_tools(cfg.for_command("api"), cwd=tmp_path)) == [
+    assert names(resolve_tools(cfg.for_command("api"), cwd=tmp_path)) == [
         *READ_TOOLS,
         "gth_checklist",
         "gth_grep",
         *custom,
     ]
-    assert names(build_tools(cfg.for_command("pr"), cwd=tmp_path)) == [
+    assert names(resolve_tools(cfg.for_command("pr"), cwd=tmp_path)) == [
         "gth_checklist",
         "gth_grep",
         "validate_pr",
     ]
-    assert names(build_tools(cfg.for_command("review"), cwd=tmp_path)) == [
+    assert names(resolve_tools(cfg.for_command("review"), cwd=tmp_path)) == [
         "gth_checklist",
         "gth_grep",
     ]
     # code: the registry replaces the defaults (no gth_grep); the shell is on by default there.
-    assert names(build_tools(cfg.for_command("code"), cwd=tmp_path)) == [
+    assert names(resolve_tools(cfg.for_command("code"), cwd=tmp_path)) == [
         *READ_TOOLS,
         *WRITE_TOOLS,
         "gth_checklist",
@@ -99,13 +100,13 @@ def test_the_complete_example_gives_the_tools_the_page_promises(tmp_path: Path) 
 
 
 def test_notebook_defaults_and_shell_only_when_enabled(tmp_path: Path) -> None:
-    default = names(build_tools(GthConfig().for_command("notebook"), cwd=tmp_path))
+    default = names(resolve_tools(GthConfig().for_command("notebook"), cwd=tmp_path))
     assert "run_shell_command" not in default and "write_file" not in default
     enabled = config(
         tmp_path,
         {"commands": {"notebook": {"builtInTools": ["gth_checklist", "run_shell_command"]}}},
     )
-    assert names(build_tools(enabled.for_command("notebook"), cwd=tmp_path))[-2:] == [
+    assert names(resolve_tools(enabled.for_command("notebook"), cwd=tmp_path))[-2:] == [
         "gth_checklist",
         "run_shell_command",
     ]
@@ -126,7 +127,7 @@ def test_allowed_tools_applies_to_every_source_with_globs(tmp_path: Path) -> Non
             {"type": "code_execution", "name": "code_execution"},
         ],
     }
-    tools = build_tools(
+    tools = resolve_tools(
         config(tmp_path, data).for_command("notebook"), cwd=tmp_path, extra=[from_python]
     )
     assert names(tools) == [
@@ -147,10 +148,10 @@ def test_an_empty_allow_list_builds_nothing(
     def explode(*args: object, **kwargs: object) -> None:
         raise AssertionError("nothing may be built")
 
-    monkeypatch.setattr(registry, "make_filesystem_tools", explode)
-    monkeypatch.setattr(registry, "_built_ins", explode)
+    for source in ("filesystem_tools", "built_in_tools", "custom_tools"):
+        monkeypatch.setattr(resolver, source, explode)
     cfg = config(tmp_path, {"commands": {"review": {"allowedTools": []}}})
-    assert build_tools(cfg.for_command("review"), cwd=tmp_path) == []
+    assert resolve_tools(cfg.for_command("review"), cwd=tmp_path) == []
 
 
 def test_unknown_names_are_skipped_and_names_are_never_taken_twice(tmp_path: Path) -> None:
@@ -161,7 +162,7 @@ def test_unknown_names_are_skipped_and_names_are_never_taken_twice(tmp_path: Pat
 
     with pytest.warns(UserWarning, match="Unknown built-in tool: no_such_tool"):
         cfg = config(tmp_path, {"builtInTools": ["gth_checklist", "no_such_tool"]})
-    tools = build_tools(cfg.for_command("notebook"), cwd=tmp_path, extra=[read_file])
+    tools = resolve_tools(cfg.for_command("notebook"), cwd=tmp_path, extra=[read_file])
     assert names(tools) == [*READ_TOOLS, "gth_checklist"]
     first = next(t for t in tools if isinstance(t, BaseTool) and t.name == "read_file")
     assert first is not read_file
