@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 
 from gth_jupyter.tools._base import make_tool
 from gth_jupyter.tools.grep_scan import NOISE_DIRS, Match, include_matcher, scan
+from gth_jupyter.tools.process import child_env
 from gth_jupyter.tools.workspace import Workspace
 
 __all__ = ["find_ripgrep", "format_matches", "make_grep_tool"]
@@ -127,6 +128,8 @@ async def _ripgrep(
         rg,
         *args,
         cwd=workspace.root,
+        # The allow-listed environment: no secrets, and no RIPGREP_CONFIG_PATH adding options.
+        env=child_env(),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

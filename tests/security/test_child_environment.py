@@ -119,3 +119,22 @@ async def test_the_standalone_token_never_passes_even_by_name(
 def test_a_pass_env_entry_must_be_a_name_or_glob(tmp_path: Path, entry: str) -> None:
     with pytest.raises(ConfigError, match="passEnv"):
         load(tmp_path, {"passEnv": [entry]})
+
+
+async def test_ripgrep_gets_no_secrets_and_no_config_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """gth_grep's ripgrep is a child too: RIPGREP_CONFIG_PATH could add options to every search."""
+    import shutil
+
+    from gth_jupyter.tools.grep import make_grep_tool
+    from gth_jupyter.tools.workspace import Workspace
+
+    if shutil.which("rg") is None:
+        pytest.skip("ripgrep is not installed")
+    (tmp_path / "a.txt").write_text("needle\n")
+    (tmp_path / "rgrc").write_text("--files-without-match\n")
+    monkeypatch.setenv("RIPGREP_CONFIG_PATH", str(tmp_path / "rgrc"))
+    tool = make_grep_tool(Workspace.at(tmp_path), {})
+    out = await tool.ainvoke({"pattern": "needle"})
+    assert "needle" in str(out)
