@@ -22,7 +22,7 @@ import ag_ui.core as agui
 from ag_ui.core import BaseEvent
 from pydantic import ValidationError
 
-from ..agent.contract import AgentError, RunEnd
+from ..agent.contract import AgentError, RunEnd, TextEvent
 from ..agent.runtime import Runtime, ThreadClaim
 from . import errors
 from .mapping import EventMapper
@@ -157,9 +157,14 @@ async def stream_events(prepared: PreparedRun) -> AsyncGenerator[BaseEvent, None
     map_item = mapper.map
     try:
         yield mapper.start()
+        text_delta = mapper.text_delta
         async with contextlib.aclosing(prepared.runtime.stream(prepared.decision.plan)) as items:
             async for item in items:
-                if isinstance(item, RunEnd):
+                # Nearly every item of a long answer is the next token of the open text.
+                delta = text_delta(item.delta) if type(item) is TextEvent else None
+                if delta is not None:
+                    yield delta
+                elif isinstance(item, RunEnd):
                     for event in mapper.finish(item):
                         yield event
                 else:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 
 from ag_ui.core import RunStartedEvent, TextMessageContentEvent, TextMessageEndEvent
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gth_jupyter.agui.sse import KEEPALIVE_FRAME, SSEWriter, encode
 
@@ -88,3 +90,20 @@ def test_fast_delta_frames_match_the_official_encoder_byte_for_byte() -> None:
             assert encode(event) == official.encode(event).encode("utf-8"), (event.type, delta)
     with_timestamp = TextMessageContentEvent(message_id="m", delta="x", timestamp=5)
     assert b'"timestamp":5' in encode(with_timestamp)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    delta=st.text(st.characters(blacklist_categories=("Cs",))),
+    ident=st.text(st.characters(blacklist_categories=("Cs",)), min_size=1),
+)
+def test_fast_delta_frames_equal_the_official_encoder_for_any_text(delta: str, ident: str) -> None:
+    from ag_ui.core import ToolCallArgsEvent
+    from ag_ui.encoder import EventEncoder
+
+    official = EventEncoder()
+    for event in (
+        TextMessageContentEvent(message_id=ident, delta=delta),
+        ToolCallArgsEvent(tool_call_id=ident, delta=delta),
+    ):
+        assert encode(event) == official.encode(event).encode("utf-8")
