@@ -1,36 +1,61 @@
-"""The ``gth-jupyter`` command: ``serve`` starts the standalone AG-UI server."""
+"""The ``gth-jupyter`` command: ``serve`` starts the standalone AG-UI server.
+
+Before anything heavy is imported, ``serve`` hardens its own process (see :mod:`.token`): it
+marks itself non-dumpable, reads the token from ``--token-file``, ``$GTH_JUPYTER_TOKEN`` or
+``--token`` (refusing one shorter than 16 characters) and, for ``--token``, re-executes itself
+with the token out of its command line. It refuses a non-loopback ``--host`` unless
+``--allow-remote`` says the user means it.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import ipaddress
-import os
 import secrets
-import signal
 import sys
 from collections.abc import Sequence
 
-from ..agent import AgentRegistry, CheckpointStore
-from ..config import ConfigError, load_config
-from .standalone import make_app
+from .token import (
+    ENV_VAR,
+    TokenError,
+    check_token,
+    make_non_dumpable,
+    read_token_file,
+    reexec_without_token,
+    take_env_token,
+    token_file_path,
+    token_in_command_line,
+)
 
 __all__ = ["API_COMMAND", "main"]
 
 API_COMMAND = "api"
+_DESCRIPTION = "The gth-jupyter command: serve starts the standalone AG-UI server."
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gth-jupyter", description=__doc__)
+    parser = argparse.ArgumentParser(prog="gth-jupyter", description=_DESCRIPTION)
     commands = parser.add_subparsers(dest="subcommand", required=True)
     serve = commands.add_parser("serve", help="Serve the AG-UI endpoint outside Jupyter.")
     serve.add_argument("--host", default="127.0.0.1", help="Interface (default: loopback).")
+    serve.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="Allow a --host beyond loopback, and requests whose Host header is not loopback "
+        "(e.g. behind a TLS reverse proxy).",
+    )
     serve.add_argument("--port", type=int, help="Port (default: commands.api.port or 3000).")
     serve.add_argument(
+        "--token-file",
+        help="Read the token clients must send from the first line of this file, which only "
+        "its owner may read (chmod 600).",
+    )
+    serve.add_argument(
         "--token",
-        default=os.environ.get("GTH_JUPYTER_TOKEN"),
-        help="Token clients must send (default: $GTH_JUPYTER_TOKEN, else a generated one).",
+        help=f"The token clients must send (visible in the process list until the server "
+        f"re-executes itself without it: prefer --token-file or ${ENV_VAR}; default: "
+        f"${ENV_VAR}, else a generated one).",
     )
     serve.add_argument("-c", "--config", help="A .gsloth.config.json(c) file to use.")
     serve.add_argument(
@@ -48,15 +73,37 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _is_loopback(host: str) -> bool:
-    if host == "localhost":
+    if host.lower() == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
 
 
-async def serve(args: argparse.Namespace) -> int:
+def _token(args: argparse.Namespace) -> tuple[str, bool]:
+    """The token and whether it was generated; raises :class:`TokenError` for a bad one."""
+    if args.token_file and args.token:
+        raise TokenError("Give either --token-file or --token, not both.")
+    env_token = take_env_token()
+    if args.token_file:
+        return read_token_file(token_file_path(args.token_file)), False
+    if args.token is not None:
+        return check_token(args.token, "--token"), False
+    if env_token is not None:
+        return check_token(env_token, f"${ENV_VAR}"), False
+    return secrets.token_urlsafe(24), True
+
+
+async def serve(args: argparse.Namespace, token: str, generated: bool) -> int:
+    # Imported here, not at the top: the checks in main() run before these ~1.5 s of imports.
+    import gc
+    import signal
+
+    from ..agent import AgentRegistry, CheckpointStore
+    from ..config import ConfigError, load_config
+    from .standalone import make_app
+
     try:
         config = load_config(args.config)
     except ConfigError as exc:
@@ -69,16 +116,20 @@ async def serve(args: argparse.Namespace) -> int:
         return 2
     effective = registry.effective
     port = args.port if args.port is not None else effective.port
-    token = args.token or secrets.token_urlsafe(24)
-    app = make_app(registry, token=token, max_body_bytes=effective.max_body_bytes)
-    server = app.listen(port, address=args.host, max_body_size=effective.max_body_bytes * 2)
+    app = make_app(
+        registry,
+        token=token,
+        max_body_bytes=effective.max_body_bytes,
+        check_host=not args.allow_remote,
+    )
+    server = app.listen(port, address=args.host)
     info = registry.info()
     print(
         f"gth-jupyter AG-UI server on http://{args.host}:{port} "
         f"(model: {info['model']}, provider: {info['provider']})",
         flush=True,
     )
-    if not args.token:
+    if generated:
         print(f"Token: {token}", flush=True)
     if not _is_loopback(args.host):
         print("Warning: listening beyond loopback; anyone with the token can run tools.")
@@ -98,9 +149,28 @@ async def serve(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if args.subcommand == "serve":
-        return asyncio.run(serve(args))
-    return 2  # pragma: no cover - argparse enforces the subcommand
+    if args.subcommand != "serve":
+        return 2  # pragma: no cover - argparse enforces the subcommand
+    # First of all: the environment this process started with may already hold the token, and
+    # an exec (below) makes the new image dumpable again, so it runs this line anew.
+    make_non_dumpable()
+    if not _is_loopback(args.host) and not args.allow_remote:
+        print(
+            f"gth-jupyter: --host {args.host} listens beyond loopback, where anyone who can "
+            "reach the port and learns the token runs the agent's tools (shell, files) as you, "
+            "and plain HTTP carries the token unencrypted. Pass --allow-remote if you mean it "
+            "(ideally behind a TLS reverse proxy).",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        token, generated = _token(args)
+    except TokenError as exc:
+        print(f"gth-jupyter: {exc}", file=sys.stderr)
+        return 2
+    if args.token is not None and token_in_command_line(args.token):
+        reexec_without_token(token)  # returns only where it cannot, after a warning
+    return asyncio.run(serve(args, token, generated))
 
 
 if __name__ == "__main__":

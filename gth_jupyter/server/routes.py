@@ -6,6 +6,14 @@ standalone server at its root, with Gaunt Sloth's own paths (``/agents/{name}/ru
 in :class:`GthRoutesMixin`, which parses, delegates to the protocol layer and answers. Every
 refusal is JSON ``{code, message, detail?}``; after the stream has opened, failures travel as
 ``RUN_ERROR`` instead.
+
+Bodies are read by the handler, not by tornado: tornado's own size limit answers an empty
+``400 Bad Request``, so each handler lifts it for its request and counts the bytes itself. A body
+whose declared ``Content-Length`` is over the limit is refused before any of it is read (a client
+that sent ``Expect: 100-continue`` never sends it); a body that grows past the limit, chunked or
+not, is refused at the first byte too many, and nothing past the limit is kept. Either way the
+answer is ``413 body_too_large`` and the connection closes (see
+:meth:`GthRoutesMixin.refuse_body` for the one case where the rest is read and dropped first).
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import sys
 from collections.abc import Mapping
 from http.client import responses
 from typing import Any, NamedTuple
@@ -31,6 +40,7 @@ from ..agui import (
     runtime_of,
     thread_view,
 )
+from ..agui.errors import body_too_large
 from ..agui.sse import MEDIA_TYPE
 
 __all__ = ["GAUNT_SLOTH_ROUTES", "ROUTES", "GthRoutesMixin", "Route", "route_table"]
@@ -69,6 +79,8 @@ def route_table(
 
 REGISTRY_KEY = "gth_registry"
 MAX_BODY_KEY = "gth_max_body_bytes"
+#: How much of a body declared too large is read and dropped so that its sender sees the 413.
+DRAIN_BYTES = 64 * 1024 * 1024
 
 _STATUS_CODES = {
     400: "bad_request",
@@ -82,10 +94,93 @@ _STATUS_CODES = {
 }
 
 
+@web.stream_request_body
 class GthRoutesMixin(web.RequestHandler):
-    """Route logic shared by both hosts; subclasses add authentication."""
+    """Route logic shared by both hosts; subclasses add authentication.
+
+    The body streams in through :meth:`data_received` and is kept only while it stays within
+    the host's limit (``MAX_BODY_KEY``); :attr:`body` is what arrived.
+    """
 
     _stream_task: asyncio.Task[None] | None = None
+    _body_size = 0
+    _drain_to: int | None = None
+
+    @property
+    def max_body_bytes(self) -> int:
+        """The largest body this host accepts, in bytes."""
+        return int(self.settings.get(MAX_BODY_KEY, DEFAULT_MAX_BODY_BYTES))
+
+    @property
+    def body(self) -> bytes:
+        """The request body; complete once the verb runs."""
+        return b"".join(self._body_chunks)
+
+    async def prepare(self, **kwargs: Any) -> None:
+        """Takes the body limit over from tornado, runs the host's checks, then refuses a body
+        declared too large before reading any of it. (``kwargs``: Jupyter's ``prepare`` takes
+        a keyword of its own.)"""
+        self._body_chunks: list[bytes] = []
+        connection = self.request.connection
+        if connection is not None and hasattr(connection, "set_max_body_size"):
+            # Tornado would answer an over-limit body with an empty 400 of its own, and, after a
+            # refusal below, append that 400 to the connection behind the 413.
+            connection.set_max_body_size(sys.maxsize)
+        parent = super().prepare(**kwargs)
+        if parent is not None:
+            await parent
+        if not self._finished:
+            self.admit()
+        if self._finished:
+            return
+        declared = self.request.headers.get("Content-Length", "")
+        # Tornado has already refused a non-numeric or contradictory Content-Length.
+        if declared.isdigit() and int(declared) > self.max_body_bytes:
+            self.refuse_body(int(declared), declared=True)
+
+    def admit(self) -> None:
+        """The host's own checks before any body is read; a refusal finishes the request."""
+
+    def data_received(self, chunk: bytes) -> None:
+        """Keeps ``chunk`` while the body stays within the limit, else refuses the request."""
+        if self._finished:
+            return
+        self._body_size += len(chunk)
+        if self._drain_to is not None:
+            if self._body_size >= self._drain_to:
+                self.finish()  # the whole body is read: the connection closes cleanly
+            return
+        if self._body_size > self.max_body_bytes:
+            self._body_chunks.clear()
+            self.refuse_body(self._body_size)
+            return
+        self._body_chunks.append(chunk)
+
+    def refuse_body(self, size: int, *, declared: bool = False) -> None:
+        """``413 body_too_large``, then the connection closes.
+
+        A body declared too large (and not held back for ``100-continue``) is read and dropped
+        up to :data:`DRAIN_BYTES` after the answer is sent: a client that sends its whole body
+        before it reads (Python's ``http.client``, ``requests``) would otherwise meet a reset
+        connection instead of the answer. Anything else closes the connection at once.
+        """
+        error = body_too_large(size, self.max_body_bytes)
+        self.set_header("Connection", "close")
+        drain = (
+            declared
+            and size <= DRAIN_BYTES
+            and self.request.headers.get("Expect", "").lower() != "100-continue"
+        )
+        if not drain:
+            self.send_refusal(error)
+            return
+        payload = json.dumps(error.to_json()).encode()
+        self.set_status(error.status)
+        self.set_header("Content-Type", "application/json; charset=UTF-8")
+        self.set_header("Content-Length", str(len(payload)))
+        self.write(payload)
+        self.flush()  # answered now; finish() once the body is in (data_received)
+        self._drain_to = size
 
     @property
     def registry(self) -> AgentRegistry:
@@ -140,8 +235,7 @@ class GthRoutesMixin(web.RequestHandler):
         """Runs agent ``name`` on the request body and streams the run as SSE."""
         try:
             runtime = await runtime_of(self.registry, name)
-            limit = int(self.settings.get(MAX_BODY_KEY, DEFAULT_MAX_BODY_BYTES))
-            prepared = await prepare_run(runtime, self.request.body, max_body_bytes=limit)
+            prepared = await prepare_run(runtime, self.body, max_body_bytes=self.max_body_bytes)
         except ProtocolError as error:
             self.send_refusal(error)
             return
@@ -160,5 +254,6 @@ class GthRoutesMixin(web.RequestHandler):
 
     def on_connection_close(self) -> None:
         """A client that goes away cancels its run; the thread keeps its last checkpoint."""
+        super().on_connection_close()  # ends the wait for a body that will not come
         if self._stream_task is not None and not self._stream_task.done():
             self._stream_task.cancel()

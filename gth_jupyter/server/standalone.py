@@ -4,11 +4,20 @@ Bound to loopback by default and always behind a token (``Authorization: token T
 ``Bearer T``), with CORS headers from ``commands.api.cors``. It serves the same route table as
 the Jupyter extension (``/gth/...``) and Gaunt Sloth's own paths beside it
 (``/agents/{name}/run``, ``/info``, ``/health``), which its clients post to.
+
+Each request passes, in order: the ``Host`` check, a preflight answer (``OPTIONS`` on a real
+route, no token needed), the token, the body limit. The ``Host`` check is the DNS-rebinding
+guard Jupyter's own server applies: a web page on ``attacker.example`` whose name an attacker
+re-points at 127.0.0.1 reaches a loopback server from the victim's browser, but its requests
+still say ``Host: attacker.example``; while the server listens on loopback only, any ``Host``
+that is not a loopback name or address gets ``403 host_not_allowed``.
 """
 
 from __future__ import annotations
 
 import hmac
+import ipaddress
+import re
 from typing import Any
 
 from tornado import web
@@ -23,22 +32,57 @@ from .routes import (
     GthRoutesMixin,
     route_table,
 )
+from .token import check_token
 
-__all__ = ["HANDLERS", "StandaloneHandler", "cors_headers", "make_app"]
+__all__ = ["HANDLERS", "StandaloneHandler", "cors_headers", "is_loopback_host", "make_app"]
 
 TOKEN_KEY = "gth_token"
 CORS_KEY = "gth_cors"
+CHECK_HOST_KEY = "gth_check_host"
+
+_HOST_PORT = re.compile(r"^(?P<host>\[[^\]]*\]|[^:]*)(?::\d*)?$")
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether a ``Host`` header names this machine's loopback: ``localhost``, an address in
+    127.0.0.0/8 or ``[::1]``, with or without a port. Anything unparsable is not."""
+    match = _HOST_PORT.match(host.strip())
+    if match is None:
+        return False
+    name = match.group("host").lower()
+    if name.startswith("["):
+        name = name[1:-1]
+    if name in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 class StandaloneHandler(GthRoutesMixin):
-    """Token auth and CORS for every route; preflight needs no token."""
+    """The ``Host`` check, token auth and CORS for every route; preflight needs no token."""
 
     def set_default_headers(self) -> None:
         cors = self.settings.get(CORS_KEY) or {}
         for header, value in cors.items():
             self.set_header(header, value)
 
-    def prepare(self) -> None:
+    def admit(self) -> None:
+        """Refuses a foreign ``Host`` (on loopback), then a missing or wrong token."""
+        if self.settings.get(CHECK_HOST_KEY, True) and not is_loopback_host(
+            self.request.headers.get("Host", "localhost")
+        ):
+            self.send_json(
+                403,
+                {
+                    "code": "host_not_allowed",
+                    "message": "This server listens on loopback only and answers requests "
+                    "addressed to localhost, 127.0.0.1 or [::1]; a page whose domain points "
+                    "at this machine may not use it.",
+                },
+            )
+            return
         if self.request.method == "OPTIONS":
             return
         expected: str = self.settings[TOKEN_KEY]
@@ -94,12 +138,13 @@ class ThreadHandler(StandaloneHandler):
 
 
 class NotFoundHandler(StandaloneHandler):
-    """Every other path: ``404 {"code": "not_found"}``."""
+    """Every other path, with any verb: ``404 {"code": "not_found"}``; a preflight too, so
+    CORS answers only on real routes."""
 
     def get(self, *args: Any) -> None:
         self.send_json(404, {"code": "not_found", "message": "There is no such route."})
 
-    post = get
+    post = put = patch = delete = head = options = get
 
 
 #: The handler serving each route of the shared route table.
@@ -123,13 +168,19 @@ def cors_headers(effective: EffectiveConfig) -> dict[str, str]:
     }
 
 
-def make_app(registry: AgentRegistry, *, token: str, max_body_bytes: int) -> web.Application:
-    """The standalone server's application for ``registry``, behind ``token``."""
-    if not token:
-        raise ValueError("The standalone server needs a token.")
+def make_app(
+    registry: AgentRegistry, *, token: str, max_body_bytes: int, check_host: bool = True
+) -> web.Application:
+    """The standalone server's application for ``registry``, behind ``token``.
+
+    ``check_host`` refuses requests whose ``Host`` is not loopback; turn it off only when the
+    server listens beyond loopback (``--allow-remote``), where clients use other names.
+    """
+    check_token(token, "make_app")  # a short token is refused here too, not only by the CLI
     settings: dict[str, Any] = {
         REGISTRY_KEY: registry,
         MAX_BODY_KEY: max_body_bytes,
+        CHECK_HOST_KEY: check_host,
         TOKEN_KEY: token,
         CORS_KEY: cors_headers(registry.effective),
         "default_handler_class": NotFoundHandler,

@@ -19,7 +19,7 @@ from gth_jupyter.agent.checkpoint import CheckpointStore
 from gth_jupyter.config import GthConfig
 from gth_jupyter.server.standalone import make_app
 
-TOKEN = "s3cret"
+TOKEN = "s3cret-s3cret-s3cret"
 
 
 def free_port() -> int:
@@ -49,9 +49,7 @@ AUTH = {"Authorization": f"token {TOKEN}"}
 RUN = {"threadId": "t", "runId": "r", "messages": [{"id": "u", "role": "user", "content": "hi"}]}
 
 
-@pytest.mark.parametrize(
-    "headers", [{}, {"Authorization": "token nope"}, {"Authorization": "s3cret"}]
-)
+@pytest.mark.parametrize("headers", [{}, {"Authorization": "token nope"}, {"Authorization": TOKEN}])
 async def test_every_route_needs_the_token(client: httpx.AsyncClient, headers) -> None:
     for method, path in [("GET", "/health"), ("GET", "/info"), ("POST", "/agents/default/run")]:
         response = await client.request(method, path, headers=headers, json=RUN)
