@@ -12,8 +12,8 @@ Bodies are read by the handler, not by tornado: tornado's own size limit answers
 whose declared ``Content-Length`` is over the limit is refused before any of it is read (a client
 that sent ``Expect: 100-continue`` never sends it); a body that grows past the limit, chunked or
 not, is refused at the first byte too many, and nothing past the limit is kept. Either way the
-answer is ``413 body_too_large`` and the connection closes (see
-:meth:`GthRoutesMixin.refuse_body` for the one case where the rest is read and dropped first).
+answer is ``413 body_too_large`` at once and the connection closes (after reading and dropping
+the rest, within a bound: see :meth:`GthRoutesMixin.refuse_body`).
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def route_table(
 
 REGISTRY_KEY = "gth_registry"
 MAX_BODY_KEY = "gth_max_body_bytes"
-#: How much of a body declared too large is read and dropped so that its sender sees the 413.
+#: How much of a refused body is read and dropped so that its sender sees the 413.
 DRAIN_BYTES = 64 * 1024 * 1024
 
 _STATUS_CODES = {
@@ -104,7 +104,7 @@ class GthRoutesMixin(web.RequestHandler):
 
     _stream_task: asyncio.Task[None] | None = None
     _body_size = 0
-    _drain_to: int | None = None
+    _draining = False
 
     @property
     def max_body_bytes(self) -> int:
@@ -146,9 +146,9 @@ class GthRoutesMixin(web.RequestHandler):
         if self._finished:
             return
         self._body_size += len(chunk)
-        if self._drain_to is not None:
-            if self._body_size >= self._drain_to:
-                self.finish()  # the whole body is read: the connection closes cleanly
+        if self._draining:
+            if self._body_size > DRAIN_BYTES:
+                self.finish()  # enough read for nothing: close now
             return
         if self._body_size > self.max_body_bytes:
             self._body_chunks.clear()
@@ -159,19 +159,16 @@ class GthRoutesMixin(web.RequestHandler):
     def refuse_body(self, size: int, *, declared: bool = False) -> None:
         """``413 body_too_large``, then the connection closes.
 
-        A body declared too large (and not held back for ``100-continue``) is read and dropped
-        up to :data:`DRAIN_BYTES` after the answer is sent: a client that sends its whole body
-        before it reads (Python's ``http.client``, ``requests``) would otherwise meet a reset
-        connection instead of the answer. Anything else closes the connection at once.
+        The answer goes out at once, but the rest of the body is read and dropped, up to
+        :data:`DRAIN_BYTES` in all, before the connection closes: a client that sends its whole
+        body before it reads (Python's ``http.client``, ``requests``) would otherwise meet a
+        reset connection instead of the answer. A larger body, or one declared too large by a
+        client that waits for ``100 Continue`` (and so never sends it), closes at once.
         """
         error = body_too_large(size, self.max_body_bytes)
         self.set_header("Connection", "close")
-        drain = (
-            declared
-            and size <= DRAIN_BYTES
-            and self.request.headers.get("Expect", "").lower() != "100-continue"
-        )
-        if not drain:
+        waits = declared and self.request.headers.get("Expect", "").lower() == "100-continue"
+        if waits or size > DRAIN_BYTES:
             self.send_refusal(error)
             return
         payload = json.dumps(error.to_json()).encode()
@@ -179,8 +176,14 @@ class GthRoutesMixin(web.RequestHandler):
         self.set_header("Content-Type", "application/json; charset=UTF-8")
         self.set_header("Content-Length", str(len(payload)))
         self.write(payload)
-        self.flush()  # answered now; finish() once the body is in (data_received)
-        self._drain_to = size
+        self.flush()
+        self._draining = True
+        # Once the whole body is in, tornado calls the verb: here that only ends the answer.
+        setattr(self, self.request.method.lower(), self._end_refusal)
+
+    def _end_refusal(self, *args: Any, **kwargs: Any) -> None:
+        if not self._finished:
+            self.finish()
 
     @property
     def registry(self) -> AgentRegistry:

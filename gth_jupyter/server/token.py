@@ -126,7 +126,10 @@ def reexec_without_token(token: str) -> None:
     env[ENV_VAR] = token
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execve(sys.executable, [*head, *argv_without_token(tail)], env)
+    # /proc/self/exe is the running interpreter itself, reachable even where its path is not
+    # (a directory the user may not search, a venv link since replaced).
+    exe = "/proc/self/exe" if os.path.exists("/proc/self/exe") else sys.executable
+    os.execve(exe, [*head, *argv_without_token(tail)], env)
 
 
 def token_in_command_line(token: str) -> bool:
