@@ -37,6 +37,13 @@ def load_ipython_extension(ipython: Any) -> None:
     load(ipython)
 
 
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext gth_jupyter``: stops rewriting ``%gth`` lines (the magics stay)."""
+    from .notebook.magics import unload_ipython_extension as unload
+
+    unload(ipython)
+
+
 def _jupyter_server_extension_points() -> list[dict[str, Any]]:
     from .server.app import GthJupyterApp
 

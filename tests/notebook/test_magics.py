@@ -79,3 +79,42 @@ def test_widget_state_is_small() -> None:
     assert len(widget._esm) < 20_000  # a loader, not the bundle
     state = widget.get_state()
     assert "messages" not in state and "transcript" not in state
+
+
+@pytest.mark.parametrize(
+    ("source", "prompt"),
+    [
+        ("%gth Hello! What can you do?", "Hello! What can you do?"),
+        ("%gth really??", "really??"),
+        ("%gth --thread q1 what's {x} and $y?", "what's {x} and $y?"),
+        ("w = %gth is 'quoted' \"text\" fine?", "is 'quoted' \"text\" fine?"),
+    ],
+)
+def test_a_prompt_ending_in_a_question_mark_reaches_the_magic_verbatim(
+    ip, source: str, prompt: str
+) -> None:
+    ip.user_ns.update({"x": 1, "y": 2})
+    result = ip.run_cell(source)
+    assert result.success, result.error_in_exec
+    widget = result.result if result.result is not None else ip.user_ns["w"]
+    assert isinstance(widget, GthChat) and widget.pending_prompt == prompt
+
+
+def test_help_still_works_elsewhere_and_cell_bodies_are_untouched(ip) -> None:
+    from gth_jupyter.notebook.magics import gth_prompt_lines
+
+    assert gth_prompt_lines(["x?\n"]) == ["x?\n"]
+    assert gth_prompt_lines(["%gth?\n"]) == ["%gth?\n"]
+    assert gth_prompt_lines(["%%gth\n", "%gth inside a body?\n"]) == [
+        "%%gth\n",
+        "%gth inside a body?\n",
+    ]
+    assert gth_prompt_lines(["if True:\n", "    %gth indented?\n"]) == [
+        "if True:\n",
+        "    get_ipython().run_line_magic('gth', 'indented?')\n",
+    ]
+    ip.user_ns["thing"] = 42
+    shown: list[object] = []
+    ip.set_hook("show_in_pager", lambda _shell, data, *a, **k: shown.append(data))
+    assert ip.run_cell("thing?").success
+    assert shown and "int" in str(shown[0])
