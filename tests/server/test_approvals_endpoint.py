@@ -16,7 +16,7 @@ from gth_jupyter.agent.checkpoint import CheckpointStore
 from gth_jupyter.config import load_config
 from gth_jupyter.server.standalone import make_app
 
-TOKEN = "t0ken"
+TOKEN = "t0ken-t0ken-t0ken"  # the server refuses tokens under 16 characters
 AUTH = {"Authorization": f"token {TOKEN}"}
 
 
