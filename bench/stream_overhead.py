@@ -66,8 +66,8 @@ SERVER_START_TIMEOUT = 30.0
 CONTENT_MARKER = b'"type":"TEXT_MESSAGE_CONTENT"'
 PROMPT = "Please stream a long answer."
 
-# Targets from /work/shared/design.md ("Coalesce SSE writes") and the brief.
-TARGET_OURS_RATIO = 1.5
+# Targets: the stream budget from the brief, and the frame size from design.md.
+TARGET_OURS_RATIO = 1.25  # the stream budget, on a quiet machine
 TARGET_FRAME_BYTES = 110
 
 CAPTURE_IMAGE_TOOL: dict[str, Any] = {
