@@ -46,6 +46,7 @@ __all__ = [
     "DEFAULT_AGENT",
     "EMPTY_SCHEMA",
     "INJECTED_MARK",
+    "TURN_KEY",
     "AgentError",
     "AgentNotFoundError",
     "AgentStreamEvent",
@@ -76,12 +77,14 @@ __all__ = [
     "ToolResultEvent",
     "ToolResultMessage",
     "ToolStartEvent",
+    "Turn",
     "describe_pending",
     "forwarded_command",
     "public_message_id",
     "resume_from_command",
     "resume_from_entries",
     "resume_from_tool_results",
+    "starts_turn",
     "tool_content_text",
 ]
 
@@ -93,6 +96,9 @@ CLIENT_TOOL_INTERRUPT = "gth.client_tool"
 APPROVAL_INTERRUPT = "gth.approval"
 #: ``additional_kwargs`` key of messages middleware added for the model only (a captured frame).
 INJECTED_MARK = "gth_image_injected"
+#: ``additional_kwargs`` key naming the turn a user message starts: the widget (a ``%gth``
+#: cell) that sent it. Everything after it, up to the next user message, belongs to that turn.
+TURN_KEY = "gth_turn"
 
 EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 APPROVAL_RESPONSE_SCHEMA: dict[str, Any] = {
@@ -210,6 +216,21 @@ class ThreadState:
     def message_ids(self) -> set[str]:
         return {m.id for m in self.messages if m.id}
 
+    def turns(self) -> list[Turn]:
+        """The thread cut at each user message; messages before the first belong to none."""
+        turns: list[Turn] = []
+        current = Turn(None, [])
+        for message in self.messages:
+            if starts_turn(message):
+                if current.messages:
+                    turns.append(current)
+                tag = message.additional_kwargs.get(TURN_KEY)
+                current = Turn(tag if isinstance(tag, str) else None, [])
+            current.messages.append(message)
+        if current.messages:
+            turns.append(current)
+        return turns
+
     def answered_call_ids(self) -> set[str]:
         return {m.tool_call_id for m in self.messages if isinstance(m, ToolMessage)}
 
@@ -224,6 +245,19 @@ class ThreadState:
                     if call["id"] and call["id"] not in answered and call["id"] not in pending:
                         calls.append(dict(call))
         return calls
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One turn of a thread: the messages from a user message up to the next one."""
+
+    turn_id: str | None
+    messages: list[BaseMessage]
+
+
+def starts_turn(message: BaseMessage) -> bool:
+    """A user message the person sent (not one middleware added for the model)."""
+    return message.type == "human" and not message.additional_kwargs.get(INJECTED_MARK)
 
 
 @dataclass(frozen=True)

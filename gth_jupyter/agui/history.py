@@ -76,17 +76,35 @@ def to_agui_messages(messages: Iterable[BaseMessage]) -> list[dict[str, Any]]:
     return out
 
 
-async def thread_view(runtime: Runtime, thread_id: str) -> dict[str, Any]:
+async def thread_view(runtime: Runtime, thread_id: str, turn: str | None = None) -> dict[str, Any]:
     """A thread as a client rebuilds it: its AG-UI messages, what it waits on, whether a run is
-    in flight. ``GET gth/threads/{id}`` and the comm's ``history`` answer with this."""
+    in flight, and its turns. ``GET gth/threads/{id}`` and the comm's ``history`` answer this.
+
+    With ``turn``, only that turn's messages (and the interrupts it waits on) are given: a
+    ``%gth`` cell shows its own turn. ``turns`` lists every widget turn in order, each ``done``
+    unless it is the thread's last turn and a run is in flight or an interrupt waits."""
     state = await runtime.thread_state(thread_id)
+    busy = runtime.is_busy(thread_id)
+    turns = state.turns()
+    last = turns[-1] if turns else None
+    messages = state.messages
+    pending = state.pending
+    if turn is not None:
+        messages = [m for t in turns if t.turn_id == turn for m in t.messages]
+        if last is None or last.turn_id != turn:
+            pending = []
     return {
         "threadId": thread_id,
-        "messages": to_agui_messages(state.messages),
-        "pendingToolCallIds": [p.tool_call_id for p in state.pending if p.client_tool],
+        "messages": to_agui_messages(messages),
+        "pendingToolCallIds": [p.tool_call_id for p in pending if p.client_tool],
         "interrupts": [
             to_interrupt(p).model_dump(mode="json", by_alias=True, exclude_none=True)
-            for p in state.pending
+            for p in pending
         ],
-        "busy": runtime.is_busy(thread_id),
+        "busy": busy,
+        "turns": [
+            {"turnId": t.turn_id, "done": t is not last or not (busy or state.pending)}
+            for t in turns
+            if t.turn_id is not None
+        ],
     }

@@ -26,6 +26,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 
 from ..agent.contract import (
     EMPTY_SCHEMA,
+    TURN_KEY,
     ClientToolSpec,
     InterruptMismatchError,
     InterruptPendingError,
@@ -56,8 +57,20 @@ class Decision:
     client_answered: set[str] = field(default_factory=set)
 
 
-def decide(request: agui.RunAgentInput, state: ThreadState) -> Decision:
-    """What ``request`` asks of a thread in ``state``; raises an ``AgentError`` to refuse it."""
+def decide(request: agui.RunAgentInput, state: ThreadState, *, turn: str | None = None) -> Decision:
+    """What ``request`` asks of a thread in ``state``; raises an ``AgentError`` to refuse it.
+
+    The user messages it adds are tagged with ``turn`` (the widget that sent them), so a page
+    can later show one cell's turn alone."""
+    decision = _decide(request, state)
+    if turn is not None:
+        for message in (*decision.plan.messages, *decision.plan.queued):
+            if isinstance(message, HumanMessage):
+                message.additional_kwargs[TURN_KEY] = turn
+    return decision
+
+
+def _decide(request: agui.RunAgentInput, state: ThreadState) -> Decision:
     plan = RunPlan(
         thread_id=request.thread_id,
         client_tools=[

@@ -37,6 +37,7 @@ __all__ = [
     "prepare_run",
     "runtime_of",
     "stream_events",
+    "turn_id",
 ]
 
 log = logging.getLogger(__name__)
@@ -98,7 +99,25 @@ def parse_input(body: bytes, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> ag
                 f"tools[{i}].parameters must be a JSON Schema object.",
                 [{"path": f"tools[{i}].parameters", "message": "not an object", "type": "type"}],
             )
+    turn_id(request)  # a malformed turn id is refused here, before anything else
     return request
+
+
+def turn_id(request: agui.RunAgentInput) -> str | None:
+    """``forwardedProps.gth.turnId``: the widget turn the request's user messages start or
+    continue (see ``TURN_KEY``); ``None`` when absent. A malformed one is ``invalid_input``."""
+    props = request.forwarded_props
+    gth = props.get("gth") if isinstance(props, dict) else None
+    if not isinstance(gth, dict) or gth.get("turnId") is None:
+        return None
+    value = gth["turnId"]
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_ID_LENGTH:
+        raise errors.invalid_input(
+            f"forwardedProps.gth.turnId must be a non-empty string of at most {MAX_ID_LENGTH} "
+            "characters.",
+            [{"path": "forwardedProps.gth.turnId", "message": "invalid id", "type": "value_error"}],
+        )
+    return value
 
 
 class RuntimeSource(Protocol):
@@ -133,7 +152,7 @@ async def plan_run(runtime: Runtime, request: agui.RunAgentInput) -> PreparedRun
         raise errors.from_agent_error(exc) from None
     try:
         state = await runtime.thread_state(request.thread_id)
-        decision = decide(request, state)
+        decision = decide(request, state, turn=turn_id(request))
     except AgentError as exc:
         claim.release()
         raise errors.from_agent_error(exc) from None

@@ -76,7 +76,11 @@ class CommTransport:
             if not isinstance(thread, str) or not thread:
                 self._refuse(request_id, _bad_message("history needs a threadId string"))
                 return None
-            return self._loop().submit(self._history(request_id, thread))
+            turn = content.get("turnId") or None
+            if turn is not None and not isinstance(turn, str):
+                self._refuse(request_id, _bad_message("turnId must be a string"))
+                return None
+            return self._loop().submit(self._history(request_id, thread, turn))
         if kind == "info":
             self._send({"type": "info", "requestId": request_id, "info": self._registry().info()})
         elif kind == "esm":
@@ -107,13 +111,13 @@ class CommTransport:
         finally:
             self._send({"type": "end", "requestId": request_id})
 
-    async def _history(self, request_id: str, thread_id: str) -> None:
+    async def _history(self, request_id: str, thread_id: str, turn: str | None = None) -> None:
         try:
             runtime = await runtime_of(self._registry(), DEFAULT_AGENT)
         except ProtocolError as error:
             self._refuse(request_id, error)
             return
-        view = await thread_view(runtime, thread_id)
+        view = await thread_view(runtime, thread_id, turn)
         self._send({"type": "history", "requestId": request_id, **view})
 
     def _refuse(self, request_id: str, error: ProtocolError) -> None:

@@ -226,13 +226,15 @@ class GthRoutesMixin(web.RequestHandler):
         self.send_json(200, self.registry.info())
 
     async def write_thread(self, thread_id: str, name: str = DEFAULT_AGENT) -> None:
-        """A thread's conversation as AG-UI messages, and what it waits on."""
+        """A thread's conversation as AG-UI messages, and what it waits on; ``?turn=ID`` gives
+        one widget turn's messages alone."""
         try:
             runtime = await runtime_of(self.registry, name)
         except ProtocolError as error:
             self.send_refusal(error)
             return
-        self.send_json(200, await thread_view(runtime, thread_id))
+        turn = self.get_query_argument("turn", None)
+        self.send_json(200, await thread_view(runtime, thread_id, turn or None))
 
     async def run_agent(self, name: str) -> None:
         """Runs agent ``name`` on the request body and streams the run as SSE."""
