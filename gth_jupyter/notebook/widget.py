@@ -18,6 +18,7 @@ from . import client_tools
 from .comm_transport import CommTransport
 from .kernel_agent import kernel_registry
 from .threads import notebook_thread_id
+from .turns import next_turn
 
 _MISSING_BUNDLE = """export default { render({ el }) {
   el.textContent = "gth-jupyter: the widget bundle is missing; run `npm run build` in js/.";
@@ -65,6 +66,16 @@ class GthChat(anywidget.AnyWidget):  # type: ignore[misc]
     show_event_log = t.Bool(
         False, help="Show the panel that lists each AG-UI event as it arrives."
     ).tag(sync=True)
+    turn_id = t.Unicode(
+        "",
+        help="The turn this widget started (a %gth <prompt> cell): it shows that turn alone and "
+        "tags what is typed into it; empty: the whole thread (%gth alone).",
+    ).tag(sync=True)
+    after_turn = t.Unicode(
+        "",
+        help="The turn of the %gth cell the kernel ran before this one on the same thread: the "
+        "page sends this widget's prompt only once that turn is done.",
+    ).tag(sync=True)
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("thread_id", notebook_thread_id())
@@ -98,12 +109,19 @@ def chat(
     transport: str = "auto",
     event_log: bool = False,
 ) -> GthChat:
-    """A chat widget on the notebook's thread (or ``thread``), optionally sending ``prompt``."""
+    """A chat widget on the notebook's thread (or ``thread``), optionally sending ``prompt``.
+
+    With a prompt the widget is a turn of its own, sent after the turn the kernel started before
+    it on that thread (so Run All keeps cell order); without one it shows the whole thread."""
+    thread_id = thread or notebook_thread_id()
+    turn_id, after_turn = next_turn(thread_id) if prompt else ("", "")
     widget = GthChat(
-        thread_id=thread or notebook_thread_id(),
+        thread_id=thread_id,
         agent=agent,
         transport=transport,
         show_event_log=event_log,
+        turn_id=turn_id,
+        after_turn=after_turn,
     )
     if prompt:
         widget.ask(prompt)

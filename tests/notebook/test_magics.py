@@ -118,3 +118,17 @@ def test_help_still_works_elsewhere_and_cell_bodies_are_untouched(ip) -> None:
     ip.set_hook("show_in_pager", lambda _shell, data, *a, **k: shown.append(data))
     assert ip.run_cell("thing?").success
     assert shown and "int" in str(shown[0])
+
+
+def test_prompt_cells_are_turns_in_kernel_order_and_the_bare_chat_shows_all(ip) -> None:
+    first = ip.run_line_magic("gth", "--thread order one")
+    second = ip.run_line_magic("gth", "--thread order two")
+    other = ip.run_line_magic("gth", "--thread elsewhere three")
+    bare = ip.run_line_magic("gth", "--thread order")
+    assert first.turn_id and second.turn_id and first.turn_id != second.turn_id
+    assert (first.after_turn, second.after_turn) == ("", first.turn_id)
+    assert other.after_turn == ""  # another thread has its own order
+    assert (bare.turn_id, bare.after_turn, bare.pending_prompt) == ("", "", "")
+    again = ip.run_line_magic("gth", "--thread order one")  # re-running a cell: a new turn
+    assert again.turn_id not in (first.turn_id, second.turn_id)
+    assert again.after_turn == second.turn_id
