@@ -1,10 +1,11 @@
 // Wiring for one widget view: pick the transport, build the tool registry and the chat
 // controller, rehydrate the transcript from the server, and follow the model's traits
-// (`pending_prompt`, `model_label`, `offline`, `show_event_log`). Separate from widget.js so
+// (`pending_prompt`, `model_label`, `offline`, `show_event_log`, `turn_id`, `after_turn`). Separate from widget.js so
 // tests can mount it with a fake model, a fake fetch and a manual animation frame.
 
 import { randomUUID } from "@ag-ui/client";
 import { ChatController } from "./chat.js";
+import { announce, claim, giveUp, waitForTurn, waitOutBusy } from "./order.js";
 import { createRegistry } from "./tools/registry.js";
 import { TranscriptView } from "./transcript.js";
 import { chooseTransport, createBackend, httpFetch, resolveBaseUrl } from "./transport.js";
@@ -51,14 +52,63 @@ export function mount({ model, el, css, env = {} }) {
   showTraits();
   view.setReady(false);
 
-  /** Send the prompt the kernel queued, once the chat is ready and idle. */
-  const sendPending = () => {
-    const prompt = model.get("pending_prompt");
-    if (disposed || !chat || chat.running || typeof prompt !== "string" || !prompt.trim()) return;
-    void chat.send(prompt); // adds the message and starts the run before its first await
-    // Cleared at once, so another view of this model does not send it again.
+  const turnId = model.get("turn_id") || "";
+  const afterTurn = model.get("after_turn") || "";
+  /** Set once the history is loaded: what the server knows, and how to ask it again. */
+  /** @type {{ threadId: string, turnsOf: (turn: string) => Promise<any[] | null>, sent: boolean } | null} */
+  let ready = null;
+  let waitingTurn = false;
+  const clearPending = () => {
     model.set("pending_prompt", "");
     model.save_changes?.();
+  };
+
+  /**
+   * Send the prompt the kernel queued, once the chat is ready and idle, and, for a `%gth`
+   * cell, once the cell the kernel ran before it on this thread is done (src/order.js).
+   */
+  const sendPending = async () => {
+    const prompt = model.get("pending_prompt");
+    if (disposed || !chat || !ready || chat.running || waitingTurn || typeof prompt !== "string" || !prompt.trim()) return;
+    const { threadId, turnsOf } = ready;
+    // A reload, or a second view of this widget, never sends a turn the server already has.
+    if (ready.sent || !claim(turnId)) return clearPending();
+    waitingTurn = true;
+    const choice = new AbortController();
+    try {
+      await waitForTurn({
+        threadId,
+        afterTurn,
+        turnsOf,
+        signal: AbortSignal.any ? AbortSignal.any([choice.signal, gone.signal]) : choice.signal,
+        onWait: (state) =>
+          view.setWaiting({
+            text: state === "running" ? "Waiting for the %gth cell above to finish…" : "Waiting for the %gth cell above to send its prompt…",
+            actions: [
+              { label: "Send now", run: () => choice.abort("now") },
+              { label: "Cancel", run: () => choice.abort("cancel") },
+            ],
+          }),
+      });
+    } catch (err) {
+      if (disposed || choice.signal.reason !== "now") {
+        waitingTurn = false;
+        view.setWaiting(null);
+        if (!disposed) {
+          clearPending();
+          giveUp(threadId, turnId);
+          view.addNote("Not sent: the prompt was cancelled.", "stopped");
+        }
+        return;
+      }
+    }
+    waitingTurn = false;
+    view.setWaiting(null);
+    if (disposed || !chat || chat.running) return;
+    ready.sent = true;
+    void chat.send(prompt); // adds the message and starts the run before its first await
+    // Cleared once sent, so another view of this model does not send it again.
+    clearPending();
   };
   // `%gth --log` opens the event log; the header button still toggles it.
   const showLog = () => view.showLog(Boolean(model.get("show_event_log")));
@@ -66,7 +116,8 @@ export function mount({ model, el, css, env = {} }) {
   model.on("change:show_event_log", showLog);
   model.on("change:model_label", showTraits);
   model.on("change:offline", showTraits);
-  model.on("change:pending_prompt", sendPending);
+  const onPending = () => void sendPending();
+  model.on("change:pending_prompt", onPending);
 
   (async () => {
     const baseUrl = resolveBaseUrl(model.get("base_url"), doc);
@@ -82,17 +133,30 @@ export function mount({ model, el, css, env = {} }) {
     view.setHeader({ transport: kind });
     const registry = createRegistry(model.get("client_tools"));
     const threadId = model.get("thread_id") || randomUUID();
+    // A busy thread (another tab, Session, another client) is waited out, never an error.
+    const busyFetch = waitOutBusy(backend.fetch, {
+      threadId,
+      onWait: () =>
+        view.setWaiting({
+          text: "Waiting for the run in progress on this conversation…",
+          actions: [{ label: "Cancel", run: () => chat?.stop() }],
+        }),
+      onDone: () => view.setWaiting(null),
+    });
     chat = new ChatController({
       url: backend.runUrl(model.get("agent") || "default"),
       threadId,
       registry,
-      fetch: backend.fetch,
+      fetch: busyFetch,
       ui: view.toolUi,
       env: env.toolEnv,
+      turnId,
     });
     chat.on((e) => view.handle(e));
     chat.on((e) => {
-      if (e.type === "run-state" && !e.running) sendPending();
+      if (e.type !== "run-state" || e.running) return;
+      announce(threadId); // the next cell of this page may be waiting for this turn
+      void sendPending();
     });
     // The agent's info carries the hosts whose images load at once (`a2ui.imageHosts`). Asked
     // beside the history and applied whenever it comes: until then every remote image waits
@@ -103,18 +167,22 @@ export function mount({ model, el, css, env = {} }) {
       view.setMediaHosts(i.a2ui?.imageHosts);
       if (!model.get("model_label")) view.setHeader({ modelLabel: [i.provider, i.model].filter(Boolean).join(" · "), offline: Boolean(i.offline) });
     });
+    let sent = false;
     try {
-      const thread = await backend.history(threadId);
+      // A `%gth <prompt>` cell shows its own turn; `%gth` alone, the whole thread.
+      const thread = await backend.history(threadId, turnId || undefined);
       if (disposed) return;
       if (thread.messages.length) chat.setHistory(thread.messages);
       chat.restoreInterrupts(thread.interrupts); // approvals still waiting get their cards again
+      sent = Boolean(turnId) && thread.turns.some((/** @type {any} */ t) => t.turnId === turnId);
     } catch (err) {
       view.addError("history_unavailable", `Could not load this conversation: ${/** @type {Error} */ (err).message}`);
     }
     // After the history, which rebuilds the transcript.
     for (const e of registry.errors) view.addNote(`Browser tool '${e.name}' is not available: ${e.message}`, "warning");
+    ready = { threadId, turnsOf: async (turn) => (await backend.history(threadId, turn)).turns, sent };
     view.setReady(true, threadId);
-    sendPending();
+    void sendPending();
   })().catch((err) => view.addError("widget_error", String(err?.message || err)));
 
   return () => {
@@ -123,7 +191,7 @@ export function mount({ model, el, css, env = {} }) {
     chat?.stop();
     model.off("change:model_label", showTraits);
     model.off("change:offline", showTraits);
-    model.off("change:pending_prompt", sendPending);
+    model.off("change:pending_prompt", onPending);
     model.off("change:show_event_log", showLog);
     view.destroy();
   };

@@ -21,6 +21,7 @@ import { errorOf, toContent } from "./tools/registry.js";
  *   | { type: "interrupt", interrupts: any[] }
  *   | { type: "error", code: string, message: string }
  *   | { type: "stopped" }
+ *   | { type: "request" }
  *   | { type: "history", messages: any[] }} ChatEvent
  */
 
@@ -29,13 +30,15 @@ export const MAX_ROUNDS = 64;
 export class ChatController {
   /**
    * @param {{ url: string, threadId: string, registry: ToolRegistry, fetch?: any, ui?: ToolUi,
-   *   maxRounds?: number, agent?: any, env?: any }} opts
+   *   maxRounds?: number, agent?: any, env?: any, turnId?: string }} opts
    */
   constructor(opts) {
     this.registry = opts.registry;
     this.ui = opts.ui;
     this.env = opts.env;
     this.maxRounds = opts.maxRounds ?? MAX_ROUNDS;
+    /** The widget turn every run of this chat belongs to (a `%gth` cell), sent to the server. */
+    this.turnId = opts.turnId || "";
     this.agent = opts.agent ?? new HttpAgent({ url: opts.url, threadId: opts.threadId, fetch: opts.fetch });
     /** @type {Set<(e: ChatEvent) => void>} */
     this.listeners = new Set();
@@ -195,6 +198,7 @@ export class ChatController {
 
   /** One HTTP (or comm) run. Resolves with how it finished, or null after a failure. */
   async #runOnce(/** @type {object} */ params) {
+    this.emit({ type: "request" }); // one run's POST goes out (the event log's diagram draws it)
     /** @type {any} */
     let finished = null;
     /** @type {any} */
@@ -216,7 +220,8 @@ export class ChatController {
       },
     };
     try {
-      await this.agent.runAgent({ ...params, tools: this.registry.declarations() }, subscriber);
+      const forwardedProps = this.turnId ? { gth: { turnId: this.turnId } } : undefined;
+      await this.agent.runAgent({ ...params, tools: this.registry.declarations(), forwardedProps }, subscriber);
     } catch (err) {
       failure = err;
     }

@@ -26,7 +26,9 @@ export const CLIENT_TOOL_REASON = "tool_call";
 export function threadOf(body) {
   const messages = Array.isArray(body?.messages) ? body.messages : [];
   const interrupts = Array.isArray(body?.interrupts) ? body.interrupts.filter(isInterrupt) : [];
-  return { messages, interrupts };
+  // Widget turns in order, each `{turnId, done}` (src/order.js); absent from old servers.
+  const turns = Array.isArray(body?.turns) ? body.turns.filter((/** @type {any} */ t) => typeof t?.turnId === "string") : [];
+  return { messages, interrupts, turns, busy: Boolean(body?.busy) };
 }
 
 /** @returns {i is Interrupt} */

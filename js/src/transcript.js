@@ -14,6 +14,7 @@ import { EventLog } from "./view/eventlog.js";
 import { FrameScheduler } from "./view/frame.js";
 import { LiveParts } from "./view/live.js";
 import { ToolCard } from "./view/toolcard.js";
+import { WaitingLine } from "./view/waiting.js";
 
 export const A2UI_TOOL = "show_a2ui_surface";
 
@@ -48,9 +49,12 @@ export class TranscriptView {
     this.logToggle.addEventListener("click", () => this.showLog(!this.log.visible));
     this.list = h(doc, "div", { cls: "gth-transcript", attrs: { role: "log", "aria-live": "polite" } });
     this.composer = new Composer(doc, { onSend: opts.onSend, onStop: opts.onStop });
+    /** Why a prompt has not gone out yet: cell order, or a busy thread (src/order.js). */
+    this.waiting = new WaitingLine(doc);
     this.root = h(doc, "div", { cls: "gth-root", data: { state: "idle" } }, [
       h(doc, "div", { cls: "gth-header" }, [h(doc, "span", { cls: "gth-title", text: "gth" }), this.model, this.offline, this.transport, this.logToggle]),
       h(doc, "div", { cls: "gth-body" }, [this.list, this.log.el]),
+      this.waiting.el,
       this.composer.el,
     ]);
     opts.el.append(this.root);
@@ -104,6 +108,12 @@ export class TranscriptView {
     this.composer.setReady(ready);
   }
 
+  /** @param {{ text: string, actions?: { label: string, run: () => void }[] } | null} state */
+  setWaiting(state) {
+    this.waiting.set(state);
+    this.root.dataset.waiting = String(Boolean(state));
+  }
+
   setRunning(/** @type {boolean} */ running) {
     this.root.dataset.state = running ? "running" : "idle";
     this.composer.setRunning(running);
@@ -112,9 +122,9 @@ export class TranscriptView {
   /** Handle one controller event. @param {import("./chat.js").ChatEvent} e */
   handle(e) {
     this.live.handle(e);
+    this.log.handle(e); // its sequence diagram reads every event, its list the AG-UI ones
     switch (e.type) {
       case "agui":
-        this.log.add(e.event);
         return this.onAgui(e.event);
       case "user":
         return this.addUser(e.message);

@@ -284,10 +284,10 @@ export function createBackend(kind, { model, baseUrl, fetchImpl, doc, infoTimeou
       kind,
       fetch: slicedFetch(commFetch(model)),
       runUrl: (/** @type {string} */ agent) => `comm:gth/agents/${encodeURIComponent(agent)}/run`,
-      /** @param {string} threadId */
-      async history(threadId) {
-        const reply = await commRequest(model, "history", { extra: { threadId } });
-        return threadOf(reply); // {messages, interrupts}
+      /** @param {string} threadId @param {string} [turnId] only that widget turn's messages */
+      async history(threadId, turnId) {
+        const reply = await commRequest(model, "history", { extra: turnId ? { threadId, turnId } : { threadId } });
+        return threadOf(reply); // {messages, interrupts, turns, busy}
       },
       /**
        * The agent's info over the comm, the body `GET gth/info` answers: `{type: "info",
@@ -313,10 +313,11 @@ export function createBackend(kind, { model, baseUrl, fetchImpl, doc, infoTimeou
     kind,
     fetch: slicedFetch(f),
     runUrl: (/** @type {string} */ agent) => `${baseUrl}gth/agents/${encodeURIComponent(agent)}/run`,
-    /** @param {string} threadId */
-    async history(threadId) {
-      const body = await getJson(`gth/threads/${encodeURIComponent(threadId)}`);
-      return threadOf(body); // {messages, interrupts}
+    /** @param {string} threadId @param {string} [turnId] only that widget turn's messages */
+    async history(threadId, turnId) {
+      const query = turnId ? `?turn=${encodeURIComponent(turnId)}` : "";
+      const body = await getJson(`gth/threads/${encodeURIComponent(threadId)}${query}`);
+      return threadOf(body); // {messages, interrupts, turns, busy}
     },
     async info() {
       return getJson("gth/info");

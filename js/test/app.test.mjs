@@ -59,7 +59,7 @@ test("mount: http transport, history rehydrated, pending_prompt sent, a user-def
   assert.match(el.querySelector(".gth-note-warning").textContent, /broken/);
 
   model.set("pending_prompt", "double 21");
-  assert.equal(model.get("pending_prompt"), "");
+  await until(() => model.get("pending_prompt") === "", "prompt taken");
   assert.equal(model.saved, 1);
   await until(() => el.querySelector("[data-message-id=m1] strong"), "answer");
   await until(() => el.querySelector(".gth-root").dataset.state === "idle", "idle");
