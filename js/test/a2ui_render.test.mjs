@@ -161,7 +161,7 @@ test("templates follow the list: a data update adds rows", () => {
   assert.equal(box.querySelectorAll(".gth-a2ui-surface").length, 0);
 });
 
-test("one bad component shows an inline error; its siblings still render", () => {
+test("one bad component shows an inline error, an unknown one a labelled placeholder; its siblings still render", () => {
   const comps = [
     { id: "root", component: "Column", children: ["a", "bad", "missing", "weird", "b"] },
     { id: "a", component: "Text", text: "before" },
@@ -175,7 +175,9 @@ test("one bad component shows an inline error; its siblings still render", () =>
   const errors = [...el.querySelectorAll(".gth-a2ui-error")].map((n) => n.textContent);
   assert.ok(errors.some((t) => /bad: .*no name/.test(t)), errors.join(" | "));
   assert.ok(errors.some((t) => /missing: Missing component/.test(t)));
-  assert.ok(errors.some((t) => /weird: Unsupported component type 'Marquee'/.test(t)));
+  const weird = el.querySelector(".gth-a2ui-unsupported[data-component-id=weird]");
+  assert.equal(weird.dataset.type, "Marquee");
+  assert.match(weird.textContent, /Unsupported component: Marquee/);
 });
 
 test("cycles and runaway templates are cut off", () => {

@@ -2,7 +2,7 @@
 // bound inputs TextField, CheckBox, ChoicePicker, Slider, DateTimeInput. Inputs write the
 // local data model as the user types; nothing leaves the browser until a Button fires.
 
-import { buildAction, checksPass, resolve, resolveText } from "./resolve.js";
+import { buildAction, callFunction, checksPass, resolve, resolveText } from "./resolve.js";
 import { hostOf, safeLinkUrl } from "../media.js";
 
 /** @typedef {import("./normalize.js").Component} Component */
@@ -77,12 +77,13 @@ export const INPUTS = {
       last = now;
       const action = c.props.action;
       if (action?.functionCall) {
-        const fc = action.functionCall;
-        if (fc.call === "openUrl") {
-          const url = safeLinkUrl(resolve(fc.args?.url, scope));
-          if (url) ctx.openUrl(url);
+        // A local function sends nothing to the agent; openUrl may open a page (http(s) only).
+        try {
+          callFunction(action.functionCall, scope, { openUrl: ctx.openUrl });
+        } catch (err) {
+          node.title = /** @type {Error} */ (err).message;
         }
-        return; // local functions send nothing
+        return;
       }
       if (action?.event) ctx.onAction(buildAction(c, scope, ctx.now()));
     });

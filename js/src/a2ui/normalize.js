@@ -13,7 +13,8 @@ import { getAt, setAt } from "./pointer.js";
 /**
  * @typedef {{ id: string, type: string, props: Record<string, any>, implicit?: boolean }} Component
  * @typedef {{ id: string, version: string, catalogId?: string, rootId: string | null,
- *   components: Map<string, Component>, data: any, errors: string[], sendDataModel?: boolean }} Surface
+ *   components: Map<string, Component>, data: any, errors: string[], sendDataModel?: boolean,
+ *   theme?: { primaryColor?: string } }} Surface
  */
 
 export const MAX_COMPONENTS = 1000;
@@ -74,6 +75,7 @@ export class SurfaceStore {
       s.catalogId = m.catalogId;
       s.rootId = "root";
       s.sendDataModel = Boolean(m.sendDataModel);
+      if (m.theme && typeof m.theme === "object") s.theme = { primaryColor: m.theme.primaryColor };
       return { surfaceId: s.id };
     }
     if (msg.updateComponents || msg.surfaceUpdate) {
@@ -116,6 +118,7 @@ export class SurfaceStore {
       const s = this.ensure(m.surfaceId, "0.8");
       if (typeof m.root === "string" && m.root) s.rootId = m.root;
       if (m.catalogId) s.catalogId = m.catalogId;
+      if (m.styles && typeof m.styles === "object") s.theme = { primaryColor: m.styles.primaryColor };
       return { surfaceId: s.id };
     }
     if (msg.deleteSurface) {

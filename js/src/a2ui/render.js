@@ -12,6 +12,7 @@ import { DISPLAY } from "./components.js";
 import { INPUTS } from "./inputs.js";
 import { rootOf } from "./normalize.js";
 import { absolute, setAt } from "./pointer.js";
+import { UnsupportedFunction } from "./functions.js";
 import { resolve } from "./resolve.js";
 
 /**
@@ -28,7 +29,7 @@ export const SUPPORTED = Object.keys(CATALOG);
 /**
  * @param {Surface} surface
  * @param {{ doc: Document, onAction?: ActionHandler, openUrl?: (url: string) => void, now?: () => Date,
- *   media?: MediaPolicy }} opts
+ *   media?: MediaPolicy, locale?: string, timeZone?: string }} opts
  */
 export function mountSurface(surface, opts) {
   const { doc } = opts;
@@ -40,6 +41,8 @@ export function mountSurface(surface, opts) {
   /** @type {{ el: any, fn: () => void }[]} */
   let updaters = [];
   let count = 0;
+  /** Locale and time zone for the formatters (the browser's unless the host says). */
+  const env = { locale: opts.locale, timeZone: opts.timeZone };
 
   const ctx = {
     doc,
@@ -78,7 +81,7 @@ export function mountSurface(surface, opts) {
         const base = absolute(spec.path, scope.base);
         container.replaceChildren();
         for (const key of keys.slice(0, LIMITS.templateItems)) {
-          const itemScope = { surface, base: `${base === "/" ? "" : base}/${key}` };
+          const itemScope = { surface, base: `${base === "/" ? "" : base}/${key}`, env };
           container.append(renderNode(spec.componentId, itemScope, ancestors, depth + 1));
         }
         if (keys.length > LIMITS.templateItems) container.append(errorNode(doc, "", `Showing ${LIMITS.templateItems} of ${keys.length} items.`));
@@ -93,7 +96,7 @@ export function mountSurface(surface, opts) {
       try {
         u.fn();
       } catch (err) {
-        u.el.replaceWith?.(errorNode(doc, "", /** @type {Error} */ (err).message));
+        u.el.replaceWith?.(failureNode(doc, "", err));
       }
     }
   }
@@ -107,11 +110,9 @@ export function mountSurface(surface, opts) {
       if (depth > LIMITS.depth) throw new Error(`Nesting deeper than ${LIMITS.depth} levels.`);
       if (++count > LIMITS.nodes) throw new Error(`More than ${LIMITS.nodes} components to show.`);
       if (comp.type === "__invalid") throw new Error(comp.props.error);
-      const render = /** @type {any} */ (CATALOG)[comp.type];
-      if (!render || !Object.prototype.hasOwnProperty.call(CATALOG, comp.type)) {
-        throw new Error(`Unsupported component type '${comp.type}'.`);
-      }
       const inner = new Set(ancestors).add(id);
+      if (!Object.prototype.hasOwnProperty.call(CATALOG, comp.type)) return unsupportedNode(comp, scope, inner, depth);
+      const render = /** @type {any} */ (CATALOG)[comp.type];
       const node = render(comp, scope, ctx, inner, depth);
       node.classList.add("gth-a2ui-c", `gth-a2ui-${comp.type.toLowerCase()}`);
       node.dataset.componentId = comp.id;
@@ -119,8 +120,27 @@ export function mountSurface(surface, opts) {
       if (Number.isFinite(weight) && weight > 0) node.style.flexGrow = String(weight);
       return node;
     } catch (err) {
-      return errorNode(doc, id, /** @type {Error} */ (err).message);
+      return failureNode(doc, id, err);
     }
+  }
+
+  /**
+   * A component type no catalog here has: a labelled placeholder, holding its children (when it
+   * names them) so that what they say is not lost.
+   * @param {Component} comp @param {Scope} scope @param {Set<string>} inner @param {number} depth
+   */
+  function unsupportedNode(comp, scope, inner, depth) {
+    const node = doc.createElement("div");
+    node.className = "gth-a2ui-unsupported";
+    node.dataset.componentId = comp.id;
+    node.dataset.type = comp.type;
+    const label = doc.createElement("div");
+    label.className = "gth-a2ui-unsupported-label";
+    label.textContent = `Unsupported component: ${comp.type}`;
+    node.append(label);
+    if (typeof comp.props.child === "string") node.append(renderNode(comp.props.child, scope, inner, depth + 1));
+    else if (comp.props.children) ctx.fillChildren(node, comp.props.children, scope, inner, depth);
+    return node;
   }
 
   function paint() {
@@ -133,12 +153,31 @@ export function mountSurface(surface, opts) {
     el.append(label);
     for (const message of surface.errors.slice(0, 5)) el.append(errorNode(doc, "", message));
     const root = rootOf(surface);
-    if (root) el.append(renderNode(root, { surface, base: "" }, new Set(), 0));
+    const color = surface.theme?.primaryColor;
+    if (typeof color === "string" && /^#[0-9a-fA-F]{6}$/.test(color)) el.style.setProperty("--gth-a2ui-primary", color);
+    if (root) el.append(renderNode(root, { surface, base: "", env }, new Set(), 0));
     else if (!surface.errors.length) el.append(errorNode(doc, "", "The surface has no components to show."));
   }
 
   paint();
   return { el, refresh: paint };
+}
+
+/**
+ * What shows when a component cannot render: a labelled placeholder for a function no catalog
+ * here has, an inline error for anything else.
+ * @param {Document} doc @param {string} id @param {unknown} err
+ */
+function failureNode(doc, id, err) {
+  if (err instanceof UnsupportedFunction) {
+    const node = doc.createElement("div");
+    node.className = "gth-a2ui-unsupported";
+    node.dataset.function = err.functionName;
+    if (id) node.dataset.componentId = id;
+    node.textContent = `Unsupported function: ${err.functionName}`;
+    return node;
+  }
+  return errorNode(doc, id, /** @type {Error} */ (err)?.message ?? String(err));
 }
 
 /** An inline error in place of a component. */

@@ -1,12 +1,17 @@
-// Reading values out of a surface: bindings (`{path}`), a few basic-catalog functions, and the
-// user action a Button sends, with its context resolved from the data model.
+// Reading values out of a surface: bindings (`{path}`), function calls (`{call, args}`, run by
+// functions.js, with formatString's `${…}` parsed by expression.js), and the user action a
+// Button sends, with its context resolved from the data model.
 
+import { renderTemplate } from "./expression.js";
+import { invoke } from "./functions.js";
 import { getAt } from "./pointer.js";
 
 /**
  * @typedef {import("./normalize.js").Surface} Surface
  * @typedef {import("./normalize.js").Component} Component
- * @typedef {{ surface: Surface, base: string }} Scope  base: the template item's path, or ""
+ * @typedef {import("./functions.js").Env} Env
+ * @typedef {{ surface: Surface, base: string, env?: Env }} Scope
+ *   base: the template item's path, or ""; env: locale and time zone for the formatters
  */
 
 const MAX_CALL_DEPTH = 8;
@@ -15,7 +20,7 @@ const MAX_CALL_DEPTH = 8;
 export function resolve(/** @type {any} */ v, /** @type {Scope} */ scope, depth = 0) {
   if (!v || typeof v !== "object" || Array.isArray(v)) return v;
   if (typeof v.path === "string") return getAt(scope.surface.data, v.path, scope.base);
-  if (typeof v.call === "string") return call(v, scope, depth + 1);
+  if (typeof v.call === "string") return callFunction(v, scope, {}, depth + 1);
   return v;
 }
 
@@ -26,35 +31,25 @@ export function resolveText(/** @type {any} */ v, /** @type {Scope} */ scope) {
   return typeof value === "object" ? JSON.stringify(value) : String(value);
 }
 
-function call(/** @type {any} */ v, /** @type {Scope} */ scope, /** @type {number} */ depth) {
+/**
+ * Run a `{call, args}` in `scope`: each argument resolved (the items of a list too), then the
+ * catalog function. `extra` adds to the environment (openUrl, while a click runs an action).
+ * @param {any} v @param {Scope} scope @param {Partial<Env>} [extra]
+ */
+export function callFunction(v, scope, extra = {}, depth = 1) {
   if (depth > MAX_CALL_DEPTH) throw new Error("Function calls are nested too deeply.");
-  const args = v.args && typeof v.args === "object" ? v.args : {};
-  const arg = (/** @type {string} */ k) => resolve(args[k], scope, depth);
-  switch (v.call) {
-    case "formatString":
-      return String(arg("value") ?? "").replace(/\$\{([^}]*)\}/g, (_m, p) => {
-        const x = getAt(scope.surface.data, p.trim(), scope.base);
-        return x === null || x === undefined ? "" : typeof x === "object" ? JSON.stringify(x) : String(x);
-      });
-    case "not":
-      return !arg("value");
-    case "and":
-      return (Array.isArray(args.values) ? args.values : []).every((x) => resolve(x, scope, depth));
-    case "or":
-      return (Array.isArray(args.values) ? args.values : []).some((x) => resolve(x, scope, depth));
-    case "equals":
-      return JSON.stringify(arg("a") ?? arg("left")) === JSON.stringify(arg("b") ?? arg("right"));
-    case "required": {
-      const x = arg("value");
-      return !(x === undefined || x === null || x === "" || (Array.isArray(x) && !x.length));
-    }
-    case "email":
-      return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(String(arg("value") ?? ""));
-    case "numeric":
-      return String(arg("value") ?? "").trim() !== "" && Number.isFinite(Number(arg("value")));
-    default:
-      throw new Error(`Unsupported function '${v.call}'.`);
+  const raw = v.args && typeof v.args === "object" && !Array.isArray(v.args) ? v.args : {};
+  /** @type {Record<string, any>} */
+  const args = {};
+  for (const [k, a] of Object.entries(raw)) {
+    args[k] = Array.isArray(a) ? a.map((x) => resolve(x, scope, depth)) : resolve(a, scope, depth);
   }
+  const env = {
+    ...scope.env,
+    ...extra,
+    template: (/** @type {string} */ text) => renderTemplate(text, (expr) => resolve(expr, scope, depth)),
+  };
+  return invoke(v.call, args, env);
 }
 
 /** False when any of a component's `checks` fails (a failing check disables a Button). */
