@@ -1,7 +1,10 @@
-// The event-log panel for the teaching notebook: each AG-UI event type as it arrives.
-// Runs of the same type (a stream of TEXT_MESSAGE_CONTENT) share one row with a count.
+// The event-log panel for the teaching notebook, in two views: a live sequence diagram of the
+// page, the server and the graph (view/sequencesvg.js, exportable as SVG), and the list of
+// AG-UI event types as they arrive, where runs of one type (a stream of TEXT_MESSAGE_CONTENT)
+// share one row with a count. Both are fed all along; a toggle shows one or the other.
 
 import { h } from "./dom.js";
+import { SequenceDiagram } from "./sequencesvg.js";
 
 const MAX_ROWS = 1000;
 
@@ -11,11 +14,28 @@ export class EventLog {
     this.doc = doc;
     this.frames = frames;
     this.list = h(doc, "ol", { cls: "gth-eventlog-list" });
+    this.diagram = new SequenceDiagram(doc, frames);
+    /** @type {Record<string, any>} */
+    this.modeButtons = {};
+    for (const [mode, text] of [["diagram", "Diagram"], ["list", "List"]]) {
+      const b = h(doc, "button", { cls: "gth-eventlog-mode", text, attrs: { type: "button", "aria-pressed": "false" }, data: { mode } });
+      b.addEventListener("click", () => this.setMode(mode));
+      this.modeButtons[mode] = b;
+    }
+    this.exportButton = h(doc, "button", { cls: "gth-eventlog-export", text: "Export SVG", attrs: { type: "button", title: "Download the diagram as an SVG file" } });
+    this.exportButton.addEventListener("click", () => this.diagram.download());
     this.el = h(doc, "div", { cls: "gth-eventlog", attrs: { "aria-label": "AG-UI events" } }, [
-      h(doc, "div", { cls: "gth-eventlog-title", text: "AG-UI events" }),
+      h(doc, "div", { cls: "gth-eventlog-head" }, [
+        h(doc, "span", { cls: "gth-eventlog-title", text: "AG-UI events" }),
+        this.modeButtons.diagram,
+        this.modeButtons.list,
+        this.exportButton,
+      ]),
+      this.diagram.el,
       this.list,
     ]);
     this.el.hidden = true;
+    this.setMode("diagram");
     /** @type {{ type: string, count: number, detail: string, row: any }[]} */
     this.rows = [];
     this.total = 0;
@@ -28,6 +48,22 @@ export class EventLog {
   toggle(/** @type {boolean} */ show = !this.visible) {
     this.el.hidden = !show;
     return show;
+  }
+
+  /** Show the sequence diagram or the list of events. */
+  setMode(/** @type {string} */ mode) {
+    this.mode = mode === "list" ? "list" : "diagram";
+    this.el.dataset.mode = this.mode;
+    for (const [m, b] of Object.entries(this.modeButtons)) b.setAttribute("aria-pressed", String(m === this.mode));
+    this.diagram.el.hidden = this.mode !== "diagram";
+    this.list.hidden = this.mode !== "list";
+    this.exportButton.hidden = this.mode !== "diagram";
+  }
+
+  /** One chat event (chat.js `ChatEvent`): the diagram reads them all, the list AG-UI events. */
+  handle(/** @type {any} */ e) {
+    this.diagram.handle(e);
+    if (e?.type === "agui") this.add(e.event);
   }
 
   add(/** @type {any} */ event) {
