@@ -1,9 +1,11 @@
 // Display and layout components of the basic catalog: Text, Image, Video, AudioPlayer, Icon,
 // Row, Column, List, Card, Tabs, Modal, Divider. Each is `(component, scope, ctx, ancestors,
-// depth) => Element`. Text goes in through textContent only; media through media.js's policy
-// (`ctx.media`): a remote URL from an untrusted host shows a click-to-load placeholder.
+// depth) => Element`. Text goes in through textContent only (its simple Markdown is built as
+// DOM by markdown.js, without links or images); media through media.js's policy (`ctx.media`):
+// a remote URL from an untrusted host shows a click-to-load placeholder.
 
 import { mediaNode } from "../media.js";
+import { hasMarkdown, renderMarkdown } from "./markdown.js";
 import { resolve, resolveText } from "./resolve.js";
 
 /** @typedef {import("./normalize.js").Component} Component */
@@ -13,13 +15,25 @@ const JUSTIFY = { start: "flex-start", center: "center", end: "flex-end", spaceB
 const ALIGN = { start: "flex-start", center: "center", end: "flex-end", stretch: "stretch" };
 const HEADINGS = { h1: "h1", h2: "h2", h3: "h3", h4: "h4", h5: "h5" };
 const FIT = { contain: "contain", cover: "cover", fill: "fill", none: "none", scaleDown: "scale-down" };
-// A few common icon names as text glyphs; the rest show their name (no icon font to load).
+// Every icon name of the basic catalog as a text glyph (no icon font to load); a name outside the
+// list shows a bullet and keeps its name as the accessible label.
 const ICONS = {
-  add: "+", check: "✓", close: "✕", delete: "🗑", edit: "✎", error: "⚠", warning: "⚠", info: "ℹ",
-  search: "🔍", mail: "✉", phone: "☎", star: "★", starOff: "☆", favorite: "♥", home: "⌂",
-  settings: "⚙", calendarToday: "📅", accountCircle: "👤", person: "👤", send: "➤", help: "?",
-  arrowBack: "←", arrowForward: "→", refresh: "↻", share: "⤴", camera: "📷", photo: "🖼",
+  accountCircle: "👤", add: "+", arrowBack: "←", arrowForward: "→", attachFile: "📎", calendarToday: "📅",
+  call: "📞", camera: "📷", check: "✓", close: "✕", delete: "🗑", download: "⭳", edit: "✎", event: "📆",
+  error: "⚠", fastForward: "⏩", favorite: "♥", favoriteOff: "♡", folder: "📁", help: "?", home: "⌂",
+  info: "ℹ", locationOn: "📍", lock: "🔒", lockOpen: "🔓", mail: "✉", menu: "☰", moreVert: "⋮",
+  moreHoriz: "⋯", notificationsOff: "🔕", notifications: "🔔", pause: "⏸", payment: "💳", person: "👤",
+  phone: "☎", photo: "🖼", play: "▶", print: "🖨", refresh: "↻", rewind: "⏪", search: "🔍", send: "➤",
+  settings: "⚙", share: "⤴", shoppingCart: "🛒", skipNext: "⏭", skipPrevious: "⏮", star: "★",
+  starHalf: "⯨", starOff: "☆", stop: "⏹", upload: "⭱", visibility: "👁", visibilityOff: "🙈",
+  volumeDown: "🔉", volumeMute: "🔇", volumeOff: "🔇", volumeUp: "🔊", warning: "⚠",
+  // v0.8 spellings and common extras
+  favoriteBorder: "♡", accountBox: "👤", arrowDropDown: "▾", arrowDropUp: "▴", cancel: "✕", checkCircle: "✔",
 };
+export const ICON_NAMES = Object.keys(ICONS);
+const SVG = "http://www.w3.org/2000/svg";
+// SVG path data: commands and numbers only (it is an attribute value, never markup).
+const PATH_DATA = /^[MmZzLlHhVvCcSsQqTtAaEe0-9.,+\-\s]{1,4000}$/;
 
 /** @param {Document} doc @param {string} tag @param {string} [cls] @returns {any} */
 function el(doc, tag, cls) {
@@ -62,10 +76,16 @@ function media(c, scope, ctx, kind) {
 export const DISPLAY = {
   Text(/** @type {Component} */ c, /** @type {Scope} */ scope, /** @type {any} */ ctx) {
     const variant = String(resolve(c.props.variant, scope) ?? "body");
-    const node = el(ctx.doc, /** @type {any} */ (HEADINGS)[variant] || "p");
+    const heading = /** @type {any} */ (HEADINGS)[variant];
+    const node = el(ctx.doc, heading || (variant === "caption" ? "span" : "div"));
     node.dataset.variant = variant;
+    let shown = null;
     ctx.bind(node, () => {
-      node.textContent = resolveText(c.props.text, scope);
+      const text = resolveText(c.props.text, scope);
+      if (text === shown) return;
+      shown = text;
+      if (hasMarkdown(text)) renderMarkdown(node, text, { inline: Boolean(heading) || variant === "caption" });
+      else node.textContent = text;
     });
     return node;
   },
@@ -85,12 +105,33 @@ export const DISPLAY = {
   Icon(/** @type {Component} */ c, /** @type {Scope} */ scope, /** @type {any} */ ctx) {
     const node = el(ctx.doc, "span");
     node.setAttribute("role", "img");
+    let shown = "";
     ctx.bind(node, () => {
       const name = resolve(c.props.name, scope);
-      const key = typeof name === "string" ? name : "";
-      node.dataset.icon = key;
-      node.setAttribute("aria-label", key);
-      node.textContent = /** @type {any} */ (ICONS)[key] ?? "•";
+      const key = JSON.stringify(name ?? null);
+      if (key === shown) return;
+      shown = key;
+      const svgPath = name && typeof name === "object" ? name.svgPath : undefined;
+      if (typeof svgPath === "string") {
+        if (!PATH_DATA.test(svgPath)) throw new Error("The icon's svgPath is not SVG path data.");
+        node.dataset.icon = "svgPath";
+        node.setAttribute("aria-label", resolveText(c.props.accessibility?.label, scope) || "icon");
+        const svg = ctx.doc.createElementNS(SVG, "svg");
+        svg.setAttribute("viewBox", "0 0 24 24");
+        svg.setAttribute("width", "1em");
+        svg.setAttribute("height", "1em");
+        svg.setAttribute("aria-hidden", "true");
+        const path = ctx.doc.createElementNS(SVG, "path");
+        path.setAttribute("d", svgPath);
+        path.setAttribute("fill", "currentColor");
+        svg.append(path);
+        node.replaceChildren(svg);
+        return;
+      }
+      const text = typeof name === "string" ? name : "";
+      node.dataset.icon = text;
+      node.setAttribute("aria-label", text);
+      node.textContent = Object.prototype.hasOwnProperty.call(ICONS, text) ? /** @type {any} */ (ICONS)[text] : "•";
     });
     return node;
   },

@@ -2,7 +2,8 @@
 // bound inputs TextField, CheckBox, ChoicePicker, Slider, DateTimeInput. Inputs write the
 // local data model as the user types; nothing leaves the browser until a Button fires.
 
-import { buildAction, callFunction, checksPass, resolve, resolveText } from "./resolve.js";
+import { matches } from "./functions.js";
+import { buildAction, callFunction, checksPass, failedChecks, resolve, resolveText } from "./resolve.js";
 import { hostOf, safeLinkUrl } from "../media.js";
 
 /** @typedef {import("./normalize.js").Component} Component */
@@ -27,6 +28,47 @@ function field(/** @type {any} */ ctx, /** @type {Component} */ c, /** @type {Sc
   });
   wrap.append(caption, control);
   return wrap;
+}
+
+/**
+ * Show why an input's value is not valid (its failing `checks`, a `validationRegexp` mismatch)
+ * under it, and mark it aria-invalid: once it holds a value or the user has touched it (an
+ * empty form does not open full of complaints; its Button is disabled all the same).
+ * Re-evaluated whenever the data changes.
+ * @param {any} ctx @param {Component} c @param {Scope} scope @param {any} wrap @param {any} control
+ */
+function validation(ctx, c, scope, wrap, control) {
+  const pattern = c.props.validationRegexp;
+  if (!Array.isArray(c.props.checks) && typeof pattern !== "string") return;
+  const note = el(ctx.doc, "span", "gth-a2ui-invalid");
+  note.setAttribute("aria-live", "polite");
+  wrap.append(note);
+  let touched = false;
+  const update = () => {
+    const raw = resolve(c.props.value, scope);
+    const empty = raw === undefined || raw === null || raw === "" || raw === false || (Array.isArray(raw) && !raw.length);
+    const messages = touched || !empty ? failedChecks(c.props.checks, scope) : [];
+    if (typeof pattern === "string" && !empty) {
+      let ok = false;
+      try {
+        ok = matches(resolveText(c.props.value, scope), pattern);
+      } catch {
+        ok = false;
+      }
+      if (!ok) messages.push("The value does not have the expected format.");
+    }
+    note.textContent = messages.join(" ");
+    note.hidden = !messages.length;
+    if (messages.length) control.setAttribute("aria-invalid", "true");
+    else control.removeAttribute("aria-invalid");
+  };
+  for (const type of ["input", "change", "focusout"]) {
+    control.addEventListener(type, () => {
+      touched = true;
+      update();
+    });
+  }
+  ctx.bind(note, update);
 }
 
 /** The data path an input writes (normalisation gives every input one). */
@@ -108,7 +150,9 @@ export const INPUTS = {
       const value = variant === "number" && raw !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
       ctx.write(path, value, scope, input);
     });
-    return field(ctx, c, scope, input);
+    const wrap = field(ctx, c, scope, input);
+    validation(ctx, c, scope, wrap, input); // refreshed on every write, typing included
+    return wrap;
   },
 
   CheckBox(/** @type {Component} */ c, /** @type {Scope} */ scope, /** @type {any} */ ctx) {
@@ -121,6 +165,7 @@ export const INPUTS = {
     input.addEventListener("change", () => ctx.write(path, Boolean(input.checked), scope, input));
     const wrap = field(ctx, c, scope, input);
     wrap.prepend(input); // box before its caption
+    validation(ctx, c, scope, wrap, input);
     return wrap;
   },
 
@@ -132,6 +177,8 @@ export const INPUTS = {
     });
     node.append(legend);
     const single = resolve(c.props.variant, scope) === "mutuallyExclusive";
+    const style = resolve(c.props.displayStyle, scope);
+    node.dataset.display = style === "chips" ? "chips" : "checkbox";
     const path = pathOf(c);
     const group = `gth-a2ui-choice-${++radioGroups}`;
     const options = Array.isArray(c.props.options) ? c.props.options.slice(0, 100) : [];
@@ -141,6 +188,20 @@ export const INPUTS = {
     };
     /** @type {any[]} */
     const boxes = [];
+    /** @type {{ label: any, text: string }[]} */
+    const rows = [];
+    if (resolve(c.props.filterable, scope) === true) {
+      // A local filter over the options' labels: typing here changes no data.
+      const filter = el(ctx.doc, "input", "gth-a2ui-input gth-a2ui-filter");
+      filter.setAttribute("type", "search");
+      filter.setAttribute("placeholder", "Filter");
+      filter.setAttribute("aria-label", "Filter the options");
+      filter.addEventListener("input", () => {
+        const q = String(filter.value).trim().toLowerCase();
+        for (const r of rows) r.label.hidden = Boolean(q) && !r.text.toLowerCase().includes(q);
+      });
+      node.append(filter);
+    }
     for (const opt of options) {
       const value = String(resolve(opt.value, scope) ?? "");
       const box = el(ctx.doc, "input", "gth-a2ui-input");
@@ -153,15 +214,21 @@ export const INPUTS = {
       });
       const label = el(ctx.doc, "label", "gth-a2ui-option");
       const text = el(ctx.doc, "span");
-      text.textContent = resolveText(opt.label, scope) || value;
+      const row = { label, text: value };
+      ctx.bind(text, () => {
+        row.text = resolveText(opt.label, scope) || value;
+        text.textContent = row.text;
+      });
       label.append(box, text);
       node.append(label);
       boxes.push(box);
+      rows.push(row);
     }
     ctx.bind(node, () => {
       const chosen = new Set(current());
       for (const b of boxes) b.checked = chosen.has(b.value);
     });
+    validation(ctx, c, scope, node, node);
     return node;
   },
 
@@ -197,6 +264,14 @@ export const INPUTS = {
     input.setAttribute("type", type);
     const path = pathOf(c);
     const width = type === "datetime-local" ? 16 : type === "date" ? 10 : 5;
+    ctx.bind(input, () => {
+      for (const k of ["min", "max"]) {
+        const v = resolveText(c.props[k], scope);
+        const bound = type === "time" && v.includes("T") ? v.split("T")[1].slice(0, 5) : v.slice(0, width);
+        if (bound) input.setAttribute(k, bound);
+        else input.removeAttribute(k);
+      }
+    });
     ctx.bind(input, () => {
       const v = resolveText(c.props.value, scope);
       input.value = type === "time" && v.includes("T") ? v.split("T")[1].slice(0, 5) : v.slice(0, width);

@@ -251,11 +251,16 @@ function normalizeComponent(/** @type {any} */ raw, /** @type {Surface} */ s) {
   if (type === "MultipleChoice") {
     type = "ChoicePicker";
     if ("selections" in props && !("value" in props)) props.value = props.selections;
+    // v0.8's `variant` was the display style (checkbox / chips); v0.9 calls that displayStyle.
+    if (props.variant === "chips" || props.variant === "checkbox") {
+      if (!props.displayStyle) props.displayStyle = props.variant;
+      delete props.variant;
+    }
     if (!props.variant) props.variant = props.maxAllowedSelections === 1 ? "mutuallyExclusive" : "multipleSelection";
   }
   if (type === "TextField" && "text" in props && !("value" in props)) props.value = props.text;
   if (type === "Button" && props.primary === true && !props.variant) props.variant = "primary";
-  for (const k of ["text", "url", "description", "label", "value", "name", "min", "max", "enableDate", "enableTime", "variant"]) {
+  for (const k of ["text", "url", "description", "label", "value", "name", "min", "max", "enableDate", "enableTime", "variant", "placeholder"]) {
     if (k in props) props[k] = dyn(props[k], s);
   }
   props.children = normalizeChildren(props.children);

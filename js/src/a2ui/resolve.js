@@ -41,9 +41,9 @@ export function callFunction(v, scope, extra = {}, depth = 1) {
   const raw = v.args && typeof v.args === "object" && !Array.isArray(v.args) ? v.args : {};
   /** @type {Record<string, any>} */
   const args = {};
-  for (const [k, a] of Object.entries(raw)) {
-    args[k] = Array.isArray(a) ? a.map((x) => resolve(x, scope, depth)) : resolve(a, scope, depth);
-  }
+  // A binding to data not there yet is null (the argument was given), not missing.
+  const value = (/** @type {any} */ a) => resolve(a, scope, depth) ?? (a && typeof a === "object" ? null : undefined);
+  for (const [k, a] of Object.entries(raw)) args[k] = Array.isArray(a) ? a.map(value) : value(a);
   const env = {
     ...scope.env,
     ...extra,
@@ -54,14 +54,28 @@ export function callFunction(v, scope, extra = {}, depth = 1) {
 
 /** False when any of a component's `checks` fails (a failing check disables a Button). */
 export function checksPass(/** @type {any} */ checks, /** @type {Scope} */ scope) {
-  if (!Array.isArray(checks)) return true;
-  return checks.every((c) => {
+  return failedChecks(checks, scope).length === 0;
+}
+
+/**
+ * The messages of a component's failing `checks` (`{condition, message}`, or a bare call). A
+ * check that cannot be evaluated fails.
+ * @returns {string[]}
+ */
+export function failedChecks(/** @type {any} */ checks, /** @type {Scope} */ scope) {
+  if (!Array.isArray(checks)) return [];
+  /** @type {string[]} */
+  const out = [];
+  for (const c of checks) {
+    let ok = false;
     try {
-      return Boolean(resolve(c?.condition ?? c, scope));
+      ok = Boolean(resolve(c?.condition ?? c, scope));
     } catch {
-      return false;
+      ok = false;
     }
-  });
+    if (!ok) out.push(typeof c?.message === "string" && c.message ? c.message : "This value is not valid.");
+  }
+  return out;
 }
 
 /**
