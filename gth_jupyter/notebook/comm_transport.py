@@ -6,6 +6,9 @@ carrying SSE text (coalesced like the HTTP stream, by the same pump), then ``end
 ``history`` returns the thread view ``GET gth/threads/{id}`` gives; ``info`` what ``GET gth/info``
 gives; ``esm`` the widget bundle, for hosts that cannot load it from the server. Messages come
 from the page, so every field is checked before use and a malformed one gets an ``error`` reply.
+
+The protocol layer and the agent (LangChain, LangGraph: seconds to import) load with the first
+request that needs them, so a widget served over HTTP never makes the kernel import them.
 """
 
 from __future__ import annotations
@@ -15,12 +18,13 @@ import logging
 from collections.abc import Callable
 from concurrent.futures import Future
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..agent import AgentRegistry
-from ..agent.contract import DEFAULT_AGENT
-from ..agui import ProtocolError, prepare_run, pump_sse, runtime_of, thread_view
 from .kernel_agent import LoopThread, kernel_loop, kernel_registry
+
+if TYPE_CHECKING:
+    from ..agent import AgentRegistry
+    from ..agui import ProtocolError
 
 __all__ = ["CommTransport", "bundle_code"]
 
@@ -56,7 +60,7 @@ class CommTransport:
         kind = content.get("type")
         request_id = str(content.get("requestId", ""))[:MAX_ID]
         if kind == "run":
-            agent = content.get("agent") or DEFAULT_AGENT
+            agent = content.get("agent") or _default_agent()
             body = content.get("body")
             if not isinstance(agent, str) or not isinstance(body, (str, dict)):
                 self._refuse(request_id, _bad_message("run needs a string agent and a body"))
@@ -88,6 +92,8 @@ class CommTransport:
         return None
 
     async def _run(self, request_id: str, agent: str, body: bytes) -> None:
+        from ..agui import ProtocolError, prepare_run, pump_sse, runtime_of
+
         try:
             runtime = await runtime_of(self._registry(), agent)
             prepared = await prepare_run(runtime, body)
@@ -112,8 +118,10 @@ class CommTransport:
             self._send({"type": "end", "requestId": request_id})
 
     async def _history(self, request_id: str, thread_id: str, turn: str | None = None) -> None:
+        from ..agui import ProtocolError, runtime_of, thread_view
+
         try:
-            runtime = await runtime_of(self._registry(), DEFAULT_AGENT)
+            runtime = await runtime_of(self._registry(), _default_agent())
         except ProtocolError as error:
             self._refuse(request_id, error)
             return
@@ -125,9 +133,17 @@ class CommTransport:
         self._send({"type": "error", "requestId": request_id, "status": error.status, "body": body})
 
 
+def _default_agent() -> str:
+    from ..agent.contract import DEFAULT_AGENT
+
+    return DEFAULT_AGENT
+
+
 def _dumps(value: Any) -> bytes:
     return json.dumps(value).encode()
 
 
 def _bad_message(why: str) -> ProtocolError:
+    from ..agui import ProtocolError
+
     return ProtocolError(400, "invalid_message", f"The widget sent a malformed message: {why}.")

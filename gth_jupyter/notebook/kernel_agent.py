@@ -4,6 +4,10 @@ VS Code and Colab render widgets without a Jupyter server page, so the widget's 
 travel over its comm instead, and this module runs them in the kernel: one registry per kernel
 (configuration read from the kernel's working directory), on a private event loop thread so a
 busy cell does not stall a stream.
+
+Building the agent imports LangChain and LangGraph, which takes seconds, so nothing here does it
+before a comm request needs the agent. What a ``%gth`` cell needs at once, the model's name for
+the chat's header, :func:`configured_model` reads from the configuration alone.
 """
 
 from __future__ import annotations
@@ -12,16 +16,29 @@ import asyncio
 import threading
 from collections.abc import Coroutine
 from concurrent.futures import Future
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..agent import AgentRegistry, CheckpointStore
-from ..config import load_config
+if TYPE_CHECKING:
+    from ..agent import AgentRegistry
+    from ..config import GthConfig
 
-__all__ = ["NOTEBOOK_COMMAND", "LoopThread", "kernel_loop", "kernel_registry", "reset_kernel_agent"]
+__all__ = [
+    "NOTEBOOK_COMMAND",
+    "LoopThread",
+    "ModelLabel",
+    "configured_model",
+    "kernel_loop",
+    "kernel_registry",
+    "reset_kernel_agent",
+]
 
 T = TypeVar("T")
 
 NOTEBOOK_COMMAND = "notebook"
+#: What the header shows for the offline models (the names ``describe_model`` gives them).
+_OFFLINE_LABELS = {"demo": "gth-demo (offline)", "fake": "scripted"}
 
 
 class LoopThread:
@@ -39,8 +56,17 @@ class LoopThread:
         return self.submit(coro).result()
 
 
+@dataclass(frozen=True)
+class ModelLabel:
+    """What a chat's header says about the model before any agent is built."""
+
+    label: str
+    offline: bool
+
+
 _lock = threading.Lock()
 _registry: AgentRegistry | None = None
+_config: GthConfig | None = None
 _loop: LoopThread | None = None
 
 
@@ -52,19 +78,66 @@ def kernel_loop() -> LoopThread:
         return _loop
 
 
+def _kernel_config() -> GthConfig:
+    """The configuration found from the working directory, read once per kernel."""
+    global _config
+    if _config is None:
+        from ..config import load_config
+
+        _config = load_config()
+    return _config
+
+
 def kernel_registry() -> AgentRegistry:
     """The kernel's agents, built once from the configuration found from the working dir."""
     global _registry
     with _lock:
         if _registry is None:
+            from ..agent import AgentRegistry, CheckpointStore
+
             _registry = AgentRegistry(
-                load_config(), command=NOTEBOOK_COMMAND, store=CheckpointStore("sqlite")
+                _kernel_config(), command=NOTEBOOK_COMMAND, store=CheckpointStore("sqlite")
             )
         return _registry
 
 
+def configured_model() -> ModelLabel | None:
+    """The model the kernel's configuration names, without building it (``None``: unknown).
+
+    A built kernel agent answers for itself. Otherwise the ``llm`` section is read from the JSON
+    configuration files; a ``.gsloth.config.py`` is not run for a label (its model may be a live
+    object whose package takes seconds to import), nor is a configuration that fails to load:
+    the page then labels the chat from the agent's own ``info``, which it asks for anyway.
+    """
+    with _lock:
+        registry = _registry
+    if registry is not None:
+        info = registry.info()
+        return ModelLabel(str(info.get("model") or ""), bool(info.get("offline")))
+    from ..config import ConfigError
+    from ..config.loader import find_config_file, global_config_file
+
+    files = (global_config_file(), find_config_file(Path.cwd()))
+    if any(file is not None and file.suffix == ".py" for file in files):
+        return None
+    try:
+        with _lock:  # read once per kernel; the agent, if ever built, uses the same
+            llm = _kernel_config().llm
+    except ConfigError:
+        return None
+    kind = llm.type if llm is not None else "demo"
+    if kind in _OFFLINE_LABELS:
+        return ModelLabel(_OFFLINE_LABELS[kind], offline=True)
+    assert llm is not None
+    extra = llm.model_extra or {}
+    name = extra.get("modelDisplayName") or llm.model
+    return ModelLabel(str(name or kind), offline=False)
+
+
 def reset_kernel_agent(registry: AgentRegistry | None = None) -> None:
-    """Replaces the kernel's registry (tests, or after editing the configuration)."""
-    global _registry
+    """Replaces the kernel's registry and forgets its configuration (tests, or after editing
+    the configuration)."""
+    global _registry, _config
     with _lock:
         _registry = registry
+        _config = registry.config if registry is not None else None

@@ -8,17 +8,19 @@ is never stored in widget state, the widget rebuilds it from the server on every
 from __future__ import annotations
 
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anywidget
 import traitlets as t
 
 from ..agent.contract import DEFAULT_AGENT
 from . import client_tools
-from .comm_transport import CommTransport
-from .kernel_agent import kernel_registry
+from .kernel_agent import configured_model
 from .threads import notebook_thread_id
 from .turns import next_turn
+
+if TYPE_CHECKING:
+    from .comm_transport import CommTransport
 
 _MISSING_BUNDLE = """export default { render({ el }) {
   el.textContent = "gth-jupyter: the widget bundle is missing; run `npm run build` in js/.";
@@ -82,10 +84,12 @@ class GthChat(anywidget.AnyWidget):  # type: ignore[misc]
         kwargs.setdefault("client_tools", client_tools.registered_tools())
         super().__init__(**kwargs)
         if not self.model_label:
-            info = kernel_registry().info()
-            self.model_label = str(info.get("model") or "")
-            self.offline = bool(info.get("offline"))
-        self._comm_transport = CommTransport(self._send_message)
+            # From the configuration alone: building the agent would import LangChain.
+            configured = configured_model()
+            if configured is not None:
+                self.model_label, self.offline = configured.label, configured.offline
+        # The comm transport loads with the page's first comm message (hosts with no server).
+        self._comm_transport: CommTransport | None = None
         self.on_msg(self._on_message)
         client_tools.track(self)
 
@@ -98,6 +102,10 @@ class GthChat(anywidget.AnyWidget):  # type: ignore[misc]
 
     def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
         if isinstance(content, dict):
+            if self._comm_transport is None:
+                from .comm_transport import CommTransport
+
+                self._comm_transport = CommTransport(self._send_message)
             self._comm_transport.handle(content)
 
 

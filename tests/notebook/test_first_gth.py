@@ -1,0 +1,131 @@
+"""The first ``%gth`` in a fresh kernel imports none of the agent stack.
+
+LangChain and LangGraph take seconds to import. A widget served over HTTP never needs them in the
+kernel: its header is labelled from the configuration alone, and the comm transport and the
+kernel's own agent load only when the page sends a comm request that needs the agent.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jupyter_client.manager import KernelManager
+
+AGENT_STACK = ("langchain", "langgraph")
+LOADED = "import json, sys\nprint(json.dumps([m for m in {mods!r} if m in sys.modules]))"
+
+
+@pytest.fixture
+def kernel(tmp_path: Path) -> Iterator[Any]:
+    manager = KernelManager(kernel_name="python3")
+    manager.kernel_spec.argv[0] = sys.executable  # this venv's Python, with gth_jupyter
+    manager.start_kernel(cwd=str(tmp_path), env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    client = manager.client()
+    client.start_channels()
+    client.wait_for_ready(timeout=60)
+    try:
+        yield client
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
+def execute(client: Any, code: str) -> str:
+    """Runs ``code`` and returns what it printed; a failing cell fails the test."""
+    msg_id = client.execute(code)
+    printed = ""
+    while True:
+        message = client.get_iopub_msg(timeout=60)
+        if message["parent_header"].get("msg_id") != msg_id:
+            continue
+        if message["msg_type"] == "stream":
+            printed += message["content"]["text"]
+        if message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
+            break
+    reply = client.get_shell_msg(timeout=60)["content"]
+    assert reply["status"] == "ok", reply
+    return printed
+
+
+def test_the_first_gth_in_a_kernel_imports_neither_langchain_nor_langgraph(
+    kernel: Any, tmp_path: Path
+) -> None:
+    (tmp_path / ".gsloth.config.json").write_text(
+        json.dumps({"llm": {"type": "anthropic", "model": "claude-sonnet-4-5"}})
+    )
+    execute(kernel, "%load_ext gth_jupyter")
+    execute(kernel, "w = %gth hello")
+    printed = execute(kernel, "print(w.model_label, w.offline)\n" + LOADED.format(mods=AGENT_STACK))
+    label, loaded = printed.splitlines()
+    assert label == "claude-sonnet-4-5 False"  # the header names the model all the same
+    assert json.loads(loaded) == []
+
+
+# The comm side runs in a fresh interpreter: this test process has imported everything already.
+COMM = """
+import json, sys
+from gth_jupyter.notebook.widget import GthChat
+
+widget = GthChat(thread_id="t")
+sent = []
+widget.send = lambda content, buffers=None: sent.append(content)  # what goes to the page
+
+
+def from_page(content):  # a custom message arriving on the widget's comm
+    message = {"content": {"data": {"method": "custom", "content": content}}, "buffers": []}
+    widget.comm.handle_msg(message)
+
+
+loaded = lambda: [m for m in ("langchain", "langgraph") if m in sys.modules]
+report = {"label": [widget.model_label, widget.offline], "built": loaded()}
+from_page({"type": "esm", "requestId": "e"})
+report["after_esm"] = loaded()
+report["esm"] = sent[-1]["type"]
+from_page({"type": "info", "requestId": "i"})
+report["after_info"] = loaded()
+report["info_model"] = sent[-1]["info"]["model"]
+print(json.dumps(report))
+"""
+
+
+def test_the_agent_loads_with_the_first_comm_request_that_needs_it(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", COMM],
+        cwd=tmp_path,
+        env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["label"] == ["gth-demo (offline)", True]  # no configuration: the demo
+    assert report["built"] == [] and report["after_esm"] == []  # the bundle needs no agent
+    assert report["esm"] == "esm"
+    assert report["after_info"] == ["langchain", "langgraph"]  # info asks the kernel's agent
+    assert report["info_model"] == "gth-demo (offline)"
+
+
+def test_a_python_configuration_is_not_run_for_a_label(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    (tmp_path / ".gsloth.config.py").write_text(
+        f"def configure():\n    open({str(marker)!r}, 'w').close()\n    return {{}}\n"
+    )
+    code = "from gth_jupyter.notebook.widget import GthChat\nprint(repr(GthChat().model_label))"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "''"  # the page labels it from the agent's info instead
+    assert not marker.exists()
