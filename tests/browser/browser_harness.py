@@ -148,8 +148,16 @@ class Script:
 class JupyterServer:
     """``jupyter lab`` or ``jupyter notebook`` with the extension on the scripted model."""
 
-    def __init__(self, app: str, home: Path, scripts: Mapping[str, Sequence[Any]]) -> None:
+    def __init__(
+        self,
+        app: str,
+        home: Path,
+        scripts: Mapping[str, Sequence[Any]],
+        config: Mapping[str, Any] | None = None,
+    ) -> None:
         assert app in APPS, app
+        # A whole configuration (the shipped demo, say) instead of the scripted model's.
+        self.config = dict(config) if config is not None else None
         self.app = app
         self.home = home
         self.root = home / "root"
@@ -198,7 +206,10 @@ class JupyterServer:
         responses = [r for key in self.order[start:] for r in self.scripts[key]]
         self.generation += 1
         self.record_path = self.home / f"calls-{self.generation}.jsonl"
-        write_config(self.root, responses, self.record_path)
+        if self.config is None:
+            write_config(self.root, responses, self.record_path)
+        else:
+            (self.root / ".gsloth.config.json").write_text(json.dumps(self.config))
         self._write_settings()
         self.port = free_port()
         self.first_key = from_key
@@ -387,6 +398,22 @@ class NotebookPage:
     def run_cells(self, *indexes: int) -> None:
         for index in indexes:
             self.run_cell(index)
+
+    def run_all(self, timeout_s: float = 120) -> None:
+        """Run > Run All Cells from the menu bar, as a person does; waits until every code
+        cell has its execution count."""
+        self.page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+        self.page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+        code = self.page.locator(".jp-Notebook .jp-CodeCell")
+        deadline = time.monotonic() + timeout_s
+        while True:
+            prompts = code.locator(".jp-InputPrompt").all_inner_texts()
+            if prompts and all(re.fullmatch(r"\[\d+\]:?", p.strip()) for p in prompts):
+                break
+            if time.monotonic() > deadline:
+                raise AssertionError(f"Run All did not finish: {prompts}")
+            time.sleep(0.2)
+        self.mark("ran all")
 
     def save(self, timeout_s: float = 30) -> None:
         """Ctrl+S, then wait until the file on disk holds the chat's widget output (a reload

@@ -72,11 +72,12 @@ def chromium() -> Iterator[Any]:
 def jupyter(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, chromium: Any
 ) -> Iterator[JupyterServer]:
-    """``jupyter lab`` / ``jupyter notebook`` on the module's ``SCRIPTS`` (see the harness)."""
+    """``jupyter lab`` / ``jupyter notebook`` on the module's ``SCRIPTS`` (see the harness), or
+    on its whole ``CONFIG`` where it has one."""
     scripts = getattr(request.module, "SCRIPTS", {"default": []})
     home = tmp_path_factory.mktemp(f"jupyter-{request.param}")
     # Started by the first test that needs it, from that test's block of the script.
-    server = JupyterServer(request.param, home, scripts)
+    server = JupyterServer(request.param, home, scripts, getattr(request.module, "CONFIG", None))
     try:
         yield server
     finally:
