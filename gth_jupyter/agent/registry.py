@@ -88,6 +88,7 @@ class AgentRegistry:
                         system_prompt=parts.system_prompt,
                         recursion_limit=parts.recursion_limit,
                         busy_threads=self._busy,
+                        leases=self.store.leases,
                     )
         return self._runtime
 

@@ -3,7 +3,10 @@
 A ``Runtime`` owns the graph cache and talks to the shared checkpointer. It knows LangGraph,
 not HTTP: callers describe a run as a ``RunPlan`` (new messages, or answers to pending
 interrupts) and read ``StreamItem``s followed by one ``RunEnd``. Only one run per thread may be
-in flight; ``claim`` refuses a second one at once rather than queueing it.
+in flight; ``claim`` refuses a second one at once rather than queueing it: first against the
+runs of this process (a set shared by the runtimes of one store), then against every process
+sharing the store, through the store's run leases
+(:class:`~gth_jupyter.agent.checkpoint.RunLeases`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command, Interrupt
 
+from .checkpoint import LocalLeases, RunLease, RunLeases
 from .contract import (
     ClientToolSpec,
     PendingInterrupt,
@@ -48,15 +52,18 @@ def pending_of(item: Interrupt) -> PendingInterrupt:
 class ThreadClaim:
     """Held while a run uses its thread; ``release`` is idempotent."""
 
-    def __init__(self, busy: set[str], thread_id: str) -> None:
+    def __init__(self, busy: set[str], thread_id: str, lease: RunLease | None = None) -> None:
         self._busy = busy
         self.thread_id = thread_id
+        self._lease = lease
         self._held = True
 
     def release(self) -> None:
         if self._held:
             self._held = False
             self._busy.discard(self.thread_id)
+            if self._lease is not None:
+                self._lease.release()
 
 
 class Runtime:
@@ -72,6 +79,7 @@ class Runtime:
         system_prompt: str | None = None,
         recursion_limit: int = 1000,
         busy_threads: set[str] | None = None,
+        leases: RunLeases | None = None,
     ) -> None:
         self.model = model
         self.tools = list(tools)
@@ -86,6 +94,8 @@ class Runtime:
         )
         # Shared between runtimes that share a checkpointer, so a thread is busy for all.
         self._busy = busy_threads if busy_threads is not None else set()
+        # Other processes sharing the checkpointer; none for a checkpointer of this process.
+        self._leases: RunLeases = leases if leases is not None else LocalLeases()
 
     @property
     def tool_names(self) -> list[str]:
@@ -95,10 +105,15 @@ class Runtime:
         return self._graphs.get(client_tools)
 
     def claim(self, thread_id: str) -> ThreadClaim:
+        """The thread for one run, or :class:`RunBusyError` when a run holds it here or in
+        another process sharing the store."""
         if thread_id in self._busy:
             raise RunBusyError(thread_id)
+        lease = self._leases.acquire(thread_id)
+        if lease is None:
+            raise RunBusyError(thread_id)
         self._busy.add(thread_id)
-        return ThreadClaim(self._busy, thread_id)
+        return ThreadClaim(self._busy, thread_id, lease)
 
     def is_busy(self, thread_id: str) -> bool:
         return thread_id in self._busy
