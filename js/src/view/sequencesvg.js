@@ -93,7 +93,7 @@ export class SequenceDiagram {
     const x1 = LANE_X[a.from];
     const x2 = LANE_X[a.to];
     const y = ROW - 8;
-    const text = this.node("text", { class: "gth-seq-label", y: String(y - 4) });
+    const text = this.node("text", { class: "gth-seq-label", y: String(y - 5) });
     if (x1 === x2) {
       // A step on one lane (the page fulfilling a tool): a small loop, the label beside it.
       g.append(this.node("path", { class: "gth-seq-line", d: `M${x1} ${y - 8} h18 v10 h-14`, fill: "none" }));
@@ -128,9 +128,14 @@ export class SequenceDiagram {
     if (win?.getComputedStyle) {
       const from = [this.svg, ...this.svg.querySelectorAll("*")];
       const to = [copy, ...copy.querySelectorAll("*")];
+      /** @type {Map<any, any>} */
+      const computed = new Map(from.map((node) => [node, win.getComputedStyle(node)]));
       from.forEach((node, i) => {
-        const cs = win.getComputedStyle(node);
-        to[i].setAttribute("style", EXPORTED.map((p) => `${p}:${cs.getPropertyValue(p)}`).join(";"));
+        // Each element gets the properties it does not inherit as they are: a small file.
+        const cs = computed.get(node);
+        const parent = i ? computed.get(node.parentNode) : null;
+        const own = EXPORTED.filter((p) => !parent || cs.getPropertyValue(p) !== parent.getPropertyValue(p));
+        if (own.length) to[i].setAttribute("style", own.map((p) => `${p}:${cs.getPropertyValue(p)}`).join(";"));
       });
       const bg = this.node("rect", { width: "100%", height: "100%", fill: backgroundOf(win, this.el) });
       copy.insertBefore(bg, copy.firstChild);
