@@ -50,14 +50,14 @@ test("a client-tool cycle: request, events, suspend, fulfil, resume, in that ord
     "graph server>graph start the graph",
     "event graph>page TEXT_MESSAGE: START · CONTENT ×5 · END",
     "event graph>page TOOL_CALL capture_image: START · ARGS ×2 · END",
-    "graph graph>server the graph suspends (client tool)",
+    "graph graph>server graph suspends (client tool)",
     "suspend server>page RUN_FINISHED pending: capture_image",
     "fulfil page>page fulfil capture_image done ✓",
     "request page>server POST run · resume: tool results",
     "event server>page RUN_STARTED run 2",
     "graph server>graph resume the graph",
     "event graph>page TEXT_MESSAGE: START · CONTENT · END",
-    "graph graph>server the graph ends",
+    "graph graph>server graph ends",
     "finish server>page RUN_FINISHED success",
   ]);
 });
@@ -85,7 +85,7 @@ test("an interrupt outcome suspends; the answers resume with resume[]", () => {
     agui({ type: "RUN_STARTED", threadId: "t", runId: "r2" }),
   ]);
   assert.deepEqual(summary(m).slice(3), [
-    "graph graph>server the graph suspends (interrupt)",
+    "graph graph>server graph suspends (interrupt)",
     "suspend server>page RUN_FINISHED interrupt: confirmation",
     "fulfil page>page ask you 1 interrupt",
     "request page>server POST run · resume[] answers",
@@ -109,7 +109,7 @@ test("a refused request and a run error are drawn once each", () => {
     "request page>server POST run",
     "event server>page RUN_STARTED run 1",
     "graph server>graph start the graph",
-    "graph graph>server the graph fails",
+    "graph graph>server graph fails",
     "error server>page RUN_ERROR model_error",
   ]);
 });

@@ -100,7 +100,7 @@ export class SequenceModel {
         return this.finish(ev);
       case "RUN_ERROR":
         this.inRun = false;
-        this.push("graph", "graph", "server", "the graph fails", "graph", "");
+        this.push("graph", "graph", "server", "graph fails", "graph", "");
         return this.push("error", "server", "page", "RUN_ERROR", type, clip(ev.code ?? "", MAX_NAME));
       case "TEXT_MESSAGE_START":
       case "TEXT_MESSAGE_CONTENT":
@@ -143,15 +143,15 @@ export class SequenceModel {
     const pending = Array.isArray(outcome.pendingToolCallIds) ? outcome.pendingToolCallIds : [];
     if (outcome.type === "interrupt") {
       const reasons = [...new Set((outcome.interrupts ?? []).map((/** @type {any} */ i) => String(i?.reason ?? "interrupt")))];
-      this.push("graph", "graph", "server", "the graph suspends (interrupt)", "graph", "");
+      this.push("graph", "graph", "server", "graph suspends (interrupt)", "graph", "");
       return this.push("suspend", "server", "page", "RUN_FINISHED", "RUN_FINISHED", clip(`interrupt: ${reasons.join(", ")}`, 40));
     }
     if (pending.length) {
       const names = pending.map((/** @type {string} */ id) => this.toolNames.get(id) ?? id);
-      this.push("graph", "graph", "server", "the graph suspends (client tool)", "graph", "");
+      this.push("graph", "graph", "server", "graph suspends (client tool)", "graph", "");
       return this.push("suspend", "server", "page", "RUN_FINISHED", "RUN_FINISHED", clip(`pending: ${names.join(", ")}`, 40));
     }
-    this.push("graph", "graph", "server", "the graph ends", "graph", "");
+    this.push("graph", "graph", "server", "graph ends", "graph", "");
     return this.push("finish", "server", "page", "RUN_FINISHED", "RUN_FINISHED", clip(String(outcome.type ?? "success"), MAX_NAME));
   }
 
