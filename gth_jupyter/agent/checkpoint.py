@@ -140,6 +140,11 @@ class CheckpointStore:
         self._conn: Any = None
         self._lock = asyncio.Lock()
 
+    @property
+    def is_open(self) -> bool:
+        """Whether the saver (and, for SQLite, its connection) is open."""
+        return self._saver is not None
+
     async def get(self) -> BaseCheckpointSaver[Any]:
         if self._saver is not None:
             return self._saver

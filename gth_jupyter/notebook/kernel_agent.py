@@ -13,6 +13,7 @@ the chat's header, :func:`configured_model` reads from the configuration alone.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Coroutine
 from concurrent.futures import Future
@@ -46,14 +47,25 @@ class LoopThread:
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True, name="gth-loop")
+        self._thread = threading.Thread(target=self._serve, daemon=True, name="gth-loop")
         self._thread.start()
+
+    def _serve(self) -> None:
+        try:
+            self.loop.run_forever()
+        finally:
+            self.loop.close()
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
         return asyncio.run_coroutine_threadsafe(coro, self.loop)
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         return self.submit(coro).result()
+
+    def stop(self) -> None:
+        """Ends the loop (closing it) once what it is running yields; idempotent."""
+        with contextlib.suppress(RuntimeError):  # closed already
+            self.loop.call_soon_threadsafe(self.loop.stop)
 
 
 @dataclass(frozen=True)

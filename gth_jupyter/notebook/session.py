@@ -6,14 +6,25 @@ same way (a client tool the widget left unanswered is closed; an approval waitin
 refuses the prompt with ``interrupt_pending``). A kernel already runs an event loop, so a session
 keeps its own loop on a daemon thread and ``ask`` blocks on it; ``aask`` is the awaitable form
 for code that is itself async.
+
+In a notebook a session is one more client of the notebook's conversation: by default it talks on
+the thread the ``%gth`` widgets use and keeps it in the SQLite file the server extension and the
+kernel's own agent keep threads in, so each sees what the others said, and a run is refused with
+``409 run_busy`` while another holds the thread, in whichever process that run is. Outside a
+notebook (a script, a terminal) a session keeps a fresh thread in memory. A session holds an
+SQLite connection once it has asked: ``close()`` (or ``with Session() as s:``) lets it go, as
+does dropping the session.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sys
+import threading
 import uuid
+import weakref
 from pathlib import Path
-from typing import TextIO
+from typing import Literal, TextIO
 
 import ag_ui.core as agui
 
@@ -22,12 +33,31 @@ from ..agent.contract import DEFAULT_AGENT, RunEnd, TextEvent
 from ..agui import plan_run, runtime_of
 from ..config import load_config
 from .kernel_agent import NOTEBOOK_COMMAND, LoopThread
+from .threads import in_kernel, notebook_thread_id
 
 __all__ = ["Session"]
 
 
 class Session:
-    """A conversation with the configured agent, run in this process."""
+    """A conversation with the configured agent, run in this process.
+
+    Args:
+        config: a configuration file; default: the one found from the working directory.
+        thread: which conversation to continue. ``None`` (the default) is the notebook's thread
+            in a notebook kernel, the one ``%gth`` shows, and a fresh thread elsewhere;
+            ``"notebook"`` asks for the notebook's thread, ``"new"`` for a fresh thread of this
+            session's own; any other string names a thread.
+        agent: the agent's name (``default``: the configured agent).
+        checkpointer: where threads are kept. ``None`` (the default) is ``"sqlite"`` in a
+            notebook kernel, the file the server extension and the kernel's agent share, and
+            ``"memory"`` elsewhere (private to this session, gone when it is).
+        checkpoint_path: another SQLite file (set it to the server's ``checkpoint_path`` when
+            that is configured); default: ``gth_jupyter/threads.sqlite`` in the Jupyter data
+            directory.
+
+    ``Session(thread="new", checkpointer="memory")`` is a scratch conversation that touches
+    nothing the notebook's chat shows.
+    """
 
     def __init__(
         self,
@@ -35,14 +65,34 @@ class Session:
         *,
         thread: str | None = None,
         agent: str = DEFAULT_AGENT,
-        checkpointer: str = "memory",
+        checkpointer: Literal["sqlite", "memory"] | None = None,
+        checkpoint_path: str | Path | None = None,
     ) -> None:
-        self.thread_id = thread or f"session-{uuid.uuid4().hex[:12]}"
+        notebook = in_kernel()
+        self.thread_id = _thread_for(thread, notebook)
         self.agent = agent
+        kind = checkpointer or ("sqlite" if notebook else "memory")
         self.registry = AgentRegistry(
-            load_config(config), command=NOTEBOOK_COMMAND, store=CheckpointStore(checkpointer)
+            load_config(config),
+            command=NOTEBOOK_COMMAND,
+            store=CheckpointStore(kind, checkpoint_path),
         )
-        self._loop: LoopThread | None = None
+        # The loop ``ask`` runs on, once created; shared with the finalizer that closes the store.
+        self._loops: list[LoopThread] = []
+        self._finalizer = weakref.finalize(self, _release, self.registry, self._loops)
+        self._finalizer.atexit = False  # at exit the process ends the connection's thread
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Closes the session's store connection and event loop; it cannot ask again."""
+        closing = self._finalizer()
+        if closing is not None:
+            closing.join(timeout=10)
 
     @property
     def model_label(self) -> str:
@@ -54,6 +104,8 @@ class Session:
 
         Raises :class:`~gth_jupyter.agui.ProtocolError` when the thread refuses the prompt
         (another run in progress: ``run_busy``; an approval waiting: ``interrupt_pending``)."""
+        if not self._finalizer.alive:
+            raise RuntimeError("This session is closed.")
         runtime = await runtime_of(self.registry, self.agent)
         request = agui.RunAgentInput(
             thread_id=self.thread_id,
@@ -81,6 +133,30 @@ class Session:
 
     def ask(self, prompt: str, *, stream: bool = False) -> str:
         """Blocking ``aask``; safe to call from a notebook cell."""
-        if self._loop is None:
-            self._loop = LoopThread()
-        return self._loop.run(self.aask(prompt, stream=sys.stdout if stream else None))
+        if not self._finalizer.alive:
+            raise RuntimeError("This session is closed.")
+        if not self._loops:
+            self._loops.append(LoopThread())
+        return self._loops[0].run(self.aask(prompt, stream=sys.stdout if stream else None))
+
+
+def _release(registry: AgentRegistry, loops: list[LoopThread]) -> threading.Thread:
+    """Closes the store and stops the loop, on a thread of its own: a finalizer may run on any
+    thread, the session's loop thread included, and must not wait on it."""
+
+    def close() -> None:
+        asyncio.run(registry.close())
+        for loop in loops:
+            loop.stop()
+
+    closing = threading.Thread(target=close, daemon=True, name="gth-session-close")
+    closing.start()
+    return closing
+
+
+def _thread_for(thread: str | None, notebook: bool) -> str:
+    if thread == "notebook" or (thread is None and notebook):
+        return notebook_thread_id()
+    if thread is None or thread == "new":
+        return f"session-{uuid.uuid4().hex[:12]}"
+    return thread

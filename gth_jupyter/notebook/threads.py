@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import uuid
 
 _kernel_thread: str | None = None
@@ -23,3 +24,11 @@ def notebook_thread_id() -> str:
 
 def new_thread_id() -> str:
     return f"{notebook_thread_id()}-{uuid.uuid4().hex[:8]}"
+
+
+def in_kernel() -> bool:
+    """Whether this process is a Jupyter kernel (a notebook, or a console attached to one),
+    whose agent, widgets and server share the notebook's thread and the SQLite store."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return getattr(shell, "kernel", None) is not None

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from gth_jupyter import Session
 from gth_jupyter.agui import ProtocolError
+from gth_jupyter.notebook.threads import notebook_thread_id
 
 
 @pytest.fixture
@@ -72,3 +76,88 @@ def test_a_session_plans_like_the_hosts_and_refuses_a_prompt_while_an_approval_w
         session.ask("and now?")
     assert info.value.status == 409 and info.value.code == "interrupt_pending"
     assert info.value.detail["pending"][0]["toolName"] == "run_shell_command"
+
+
+def test_outside_a_notebook_a_session_keeps_a_fresh_thread_in_memory(config: Path) -> None:
+    first, second = Session(config), Session(config)
+    assert first.thread_id.startswith("session-") and first.thread_id != second.thread_id
+    assert first.registry.store.kind == "memory"
+
+
+def test_threads_and_stores_can_be_chosen(
+    config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JPY_SESSION_NAME", "/work/analysis.ipynb")
+    assert Session(config, thread="notebook").thread_id == notebook_thread_id()
+    assert Session(config, thread="new").thread_id.startswith("session-")
+    assert Session(config, thread="mine").thread_id == "mine"
+    db = tmp_path / "threads.sqlite"
+    shared = Session(config, thread="mine", checkpointer="sqlite", checkpoint_path=db)
+    assert shared.ask("one") == "First."
+    # Another session on the same file continues the same conversation.
+    again = Session(config, thread="mine", checkpointer="sqlite", checkpoint_path=db)
+    assert again.ask("two") == "First."  # a fresh scripted model, but the history is shared
+    assert [len(call) for call in again.registry.model.received] == [3]
+    shared.close()
+    again.close()
+    with pytest.raises(ValueError, match="sqlite"):
+        Session(config, checkpointer="redis")  # type: ignore[arg-type]
+
+
+def test_a_closed_session_lets_its_store_go(config: Path, tmp_path: Path) -> None:
+    db = tmp_path / "threads.sqlite"
+    with Session(config, thread="t", checkpointer="sqlite", checkpoint_path=db) as session:
+        assert session.ask("one") == "First."
+    assert not session.registry.store.is_open
+    with pytest.raises(RuntimeError, match="closed"):
+        session.ask("two")
+    dropped = Session(config, thread="t", checkpointer="sqlite", checkpoint_path=db)
+    dropped.ask("one")
+    store = dropped.registry.store
+    del dropped  # a session dropped unclosed closes its connection all the same
+    deadline = time.monotonic() + 10
+    while store.is_open and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not store.is_open
+
+
+KERNEL_CELL = """
+from gth_jupyter import Session
+from gth_jupyter.agent.checkpoint import default_checkpoint_path
+session = Session()
+widget = %gth
+scratch = Session(thread="new", checkpointer="memory")
+print(session.thread_id == widget.thread_id, session.thread_id.startswith("nb-"))
+print(session.registry.store.kind, session.registry.store.path == default_checkpoint_path())
+print(scratch.thread_id.startswith("session-"), scratch.registry.store.kind)
+"""
+
+
+def test_in_a_notebook_a_session_talks_on_the_notebook_thread_in_the_shared_store(
+    tmp_path: Path,
+) -> None:
+    from jupyter_client.manager import KernelManager
+
+    manager = KernelManager(kernel_name="python3")
+    manager.kernel_spec.argv[0] = sys.executable  # this venv's Python, with gth_jupyter
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "JPY_SESSION_NAME": "/w/a.ipynb"}
+    manager.start_kernel(cwd=str(tmp_path), env=env)
+    client = manager.client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=60)
+        client.execute_interactive("%load_ext gth_jupyter", timeout=60)
+        printed: list[str] = []
+
+        def output(message: dict[str, Any]) -> None:
+            if message["msg_type"] == "stream":
+                printed.append(message["content"]["text"])
+            elif message["msg_type"] == "error":
+                printed.append("\n".join(message["content"]["traceback"]))
+
+        reply = client.execute_interactive(KERNEL_CELL, timeout=60, output_hook=output)
+        assert reply["content"]["status"] == "ok", "".join(printed)
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    assert "".join(printed).split() == ["True", "True", "sqlite", "True", "True", "memory"]
