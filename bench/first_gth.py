@@ -18,6 +18,7 @@ Run from the repository root::
     .venv/bin/python bench/first_gth.py             # 5 kernels, median (~15 s)
     .venv/bin/python bench/first_gth.py --shell     # in-process IPython instead of a kernel
     .venv/bin/python bench/first_gth.py --check     # exit 1: median >= 1 s, or the agent loaded
+    PYTHONPATH=/tmp/old .venv/bin/python bench/first_gth.py   # time another checkout
 """
 
 from __future__ import annotations
@@ -62,12 +63,15 @@ print(json.dumps({{"seconds": elapsed, "loaded": loaded, "widget": widget}}))
 
 def environment(home: Path) -> dict[str, str]:
     """An empty home and no inherited Python settings: what a fresh notebook user has."""
-    return {
+    env = {
         "HOME": str(home),
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "JUPYTER_PLATFORM_DIRS": "1",
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
     }
+    if os.environ.get("PYTHONPATH"):  # to time another checkout of the package
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return env
 
 
 def execute(client: Any, code: str, timeout: float = 120) -> tuple[dict[str, Any], str]:
