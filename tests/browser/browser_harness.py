@@ -158,6 +158,8 @@ class JupyterServer:
         assert app in APPS, app
         # A whole configuration (the shipped demo, say) instead of the scripted model's.
         self.config = dict(config) if config is not None else None
+        # Threads in memory, unless a test needs the kernel to share them (Session).
+        self.checkpointer = "memory"
         self.app = app
         self.home = home
         self.root = home / "root"
@@ -228,7 +230,7 @@ class JupyterServer:
             "--ServerApp.port_retries=0",
             f"--IdentityProvider.token={self.token}",
             f"--ServerApp.root_dir={self.root}",
-            "--GthJupyterApp.checkpointer=memory",
+            f"--GthJupyterApp.checkpointer={self.checkpointer}",
             # Never ask PyPI for extensions (the lab extension is loaded by both apps).
             "--LabApp.extension_manager=readonly",
         ]
@@ -400,15 +402,24 @@ class NotebookPage:
             self.run_cell(index)
 
     def run_all(self, timeout_s: float = 120) -> None:
-        """Run > Run All Cells from the menu bar, as a person does; waits until every code
-        cell has its execution count."""
+        """Run > Run All Cells from the menu bar, as a person does; waits until the last code
+        cell has its execution count, none is queued or running, and the kernel is idle (a
+        long notebook's cells out of view may not be drawn, so their prompts are not read)."""
         self.page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
         self.page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
         code = self.page.locator(".jp-Notebook .jp-CodeCell")
         deadline = time.monotonic() + timeout_s
         while True:
-            prompts = code.locator(".jp-InputPrompt").all_inner_texts()
-            if prompts and all(re.fullmatch(r"\[\d+\]:?", p.strip()) for p in prompts):
+            prompts = [p.strip() for p in code.locator(".jp-InputPrompt").all_inner_texts()]
+            numbered = bool(prompts) and re.fullmatch(r"\[\d+\]:?", prompts[-1]) is not None
+            queued = any("*" in p for p in prompts)
+            sessions = self.server.api("GET", "api/sessions") or []
+            idle = all(
+                s["kernel"].get("execution_state") == "idle"
+                for s in sessions
+                if s.get("path") == self.rel_path and s.get("kernel")
+            )
+            if numbered and not queued and idle:
                 break
             if time.monotonic() > deadline:
                 raise AssertionError(f"Run All did not finish: {prompts}")

@@ -78,6 +78,7 @@ def jupyter(
     home = tmp_path_factory.mktemp(f"jupyter-{request.param}")
     # Started by the first test that needs it, from that test's block of the script.
     server = JupyterServer(request.param, home, scripts, getattr(request.module, "CONFIG", None))
+    server.checkpointer = getattr(request.module, "CHECKPOINTER", "memory")
     try:
         yield server
     finally:

@@ -1,0 +1,87 @@
+"""The notebooks in notebooks/, as shipped, on the offline demo model: Run All in JupyterLab 4
+and Notebook 7, and every cell shows what it should (its own reply, the photo, the form, the
+tool results), with no error anywhere."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from browser_harness import CHROMIUM, STEP_MS, JupyterServer, NotebookPage, transcript
+from playwright.sync_api import expect
+
+from gth_jupyter.config._jsonc import loads
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is not installed"),
+    pytest.mark.timeout(300),
+]
+
+SHIPPED = Path(__file__).resolve().parents[2] / "notebooks"
+# The server runs on the configuration shipped beside the notebooks (the demo model), and
+# keeps its threads in SQLite as it does by default, shared with the kernel's Session.
+CONFIG = loads((SHIPPED / ".gsloth.config.json").read_text())
+CHECKPOINTER = "sqlite"
+SCRIPTS: dict[str, list[object]] = {"default": []}
+
+
+def copy_shipped(jupyter: JupyterServer) -> str:
+    folder = f"shipped-{jupyter.app}"
+    target = jupyter.root / folder
+    if not target.exists():
+        shutil.copytree(SHIPPED, target)
+    return folder
+
+
+def no_errors(nb: NotebookPage) -> None:
+    assert nb.page.locator(".gth-error").all_inner_texts() == []
+    outputs = nb.page.locator(".jp-OutputArea-output[data-mime-type*=stderr]").all_inner_texts()
+    assert not [o for o in outputs if "Error" in o or "Traceback" in o], outputs
+
+
+def assistant(root: object) -> object:
+    return root.locator(".gth-msg-assistant .gth-msg-content")  # type: ignore[attr-defined]
+
+
+def test_quickstart_run_all(jupyter: JupyterServer, notebook: NotebookPage) -> None:
+    folder = copy_shipped(jupyter)
+    notebook.open(f"{folder}/quickstart.ipynb")
+    notebook.run_all(timeout_s=240)
+    hello, photo, form, chat = (notebook.widget(i) for i in range(4))
+    expect(hello.locator(".gth-msg-user")).to_have_text("Hello! What can you do?")
+    expect(assistant(hello)).to_contain_text("gth-demo", timeout=STEP_MS)
+    thumb = photo.locator(".gth-tool[data-tool-name=capture_image] img.gth-thumb")
+    expect(thumb).to_be_visible(timeout=STEP_MS)
+    expect(assistant(photo).last).to_contain_text("photo", timeout=STEP_MS)
+    expect(form.locator(".gth-a2ui-surface")).to_be_visible(timeout=STEP_MS)
+    expect(form.locator(".gth-a2ui-surface button.gth-a2ui-button").first).to_be_visible()
+    for root in (hello, photo, form):
+        expect(root).to_have_attribute("data-state", "idle", timeout=STEP_MS)
+    # Each cell shows its own turn: one user message each.
+    for root, prompt in ((hello, "Hello!"), (photo, "Take a photo"), (form, "sign-up form")):
+        users = [t for r, t in transcript(root) if r == "user"]
+        assert len(users) == 1 and prompt in users[0], users
+    expect(chat).to_have_attribute("data-ready", "true")
+    # The Session cell printed the demo's answer (it waited for the widgets' turns).
+    session_out = notebook.cells.last.locator(".jp-OutputArea-output")
+    expect(session_out.first).to_contain_text("model", timeout=STEP_MS)
+    notebook.shot("quickstart")
+    no_errors(notebook)
+
+
+def test_frontend_tools_run_all(jupyter: JupyterServer, notebook: NotebookPage) -> None:
+    folder = copy_shipped(jupyter)
+    notebook.open(f"{folder}/frontend-tools.ipynb")
+    notebook.run_all(timeout_s=240)
+    roots = notebook.page.locator(".gth-root")
+    expect(roots).to_have_count(2, timeout=STEP_MS)
+    dice, title = roots.nth(0), roots.nth(1)
+    for root, tool in ((dice, "roll_dice"), (title, "page_title")):
+        card = root.locator(f".gth-tool[data-tool-name={tool}]")
+        expect(card).to_have_attribute("data-status", "done", timeout=STEP_MS)
+        expect(root).to_have_attribute("data-state", "idle", timeout=STEP_MS)
+        expect(assistant(root).last).to_be_visible()
+    notebook.shot("frontend-tools")
+    no_errors(notebook)
