@@ -38,6 +38,7 @@ from .events import (
     ToolResultEvent,
     ToolStartEvent,
 )
+from .names import DEFAULT_AGENT
 
 __all__ = [
     "APPROVAL_INTERRUPT",
@@ -88,8 +89,6 @@ __all__ = [
     "tool_content_text",
 ]
 
-#: The agent a host serves when a request names none.
-DEFAULT_AGENT = "default"
 #: Marks an interrupt raised for a client tool call.
 CLIENT_TOOL_INTERRUPT = "gth.client_tool"
 #: Marks an interrupt raised by the approvals gate.

@@ -30,12 +30,20 @@ import ag_ui.core as agui
 
 from ..agent import AgentRegistry, CheckpointStore
 from ..agent.contract import DEFAULT_AGENT, RunEnd, TextEvent
-from ..agui import plan_run, runtime_of
+from ..agent.runtime import Runtime
+from ..agui import PreparedRun, ProtocolError, plan_run, runtime_of
 from ..config import load_config
 from .kernel_agent import NOTEBOOK_COMMAND, LoopThread
 from .threads import in_kernel, notebook_thread_id
+from .turns import last_turn
 
 __all__ = ["Session"]
+
+#: How long ``ask`` waits in a notebook, by default, for the cells before it and a busy thread.
+DEFAULT_WAIT_S = 600.0
+#: How long a ``%gth`` turn the kernel started may take to reach the server before it is given up.
+APPEAR_S = 30.0
+POLL_S = 0.25
 
 
 class Session:
@@ -70,6 +78,8 @@ class Session:
     ) -> None:
         notebook = in_kernel()
         self.thread_id = _thread_for(thread, notebook)
+        # Run All runs a session's cell before the pages of the %gth cells above it have sent.
+        self._wait = DEFAULT_WAIT_S if notebook else 0.0
         self.agent = agent
         kind = checkpointer or ("sqlite" if notebook else "memory")
         self.registry = AgentRegistry(
@@ -98,12 +108,18 @@ class Session:
     def model_label(self) -> str:
         return str(self.registry.info()["model"])
 
-    async def aask(self, prompt: str, *, stream: TextIO | None = None) -> str:
+    async def aask(
+        self, prompt: str, *, stream: TextIO | None = None, wait: float | None = None
+    ) -> str:
         """Sends ``prompt`` and returns the agent's final text (printed as it arrives if
         ``stream`` is given). Runs that stop on a client tool return the text so far.
 
-        Raises :class:`~gth_jupyter.agui.ProtocolError` when the thread refuses the prompt
-        (another run in progress: ``run_busy``; an approval waiting: ``interrupt_pending``)."""
+        In a notebook, like a ``%gth`` cell, a session takes its turn after the cells the kernel
+        ran before it on its thread and waits out a run in progress, for up to ``wait`` seconds
+        (default: ``DEFAULT_WAIT_S`` in a notebook kernel, ``0`` elsewhere, where a busy thread
+        is refused at once). Raises :class:`~gth_jupyter.agui.ProtocolError` when the thread
+        still refuses the prompt (another run in progress: ``run_busy``; an approval waiting:
+        ``interrupt_pending``)."""
         if not self._finalizer.alive:
             raise RuntimeError("This session is closed.")
         runtime = await runtime_of(self.registry, self.agent)
@@ -116,7 +132,9 @@ class Session:
             state=None,
             forwarded_props=None,
         )
-        prepared = await plan_run(runtime, request)
+        if wait is None:
+            wait = self._wait
+        prepared = await self._plan_in_turn(runtime, request, wait)
         parts: list[str] = []
         try:
             async for item in runtime.stream(prepared.decision.plan):
@@ -131,13 +149,47 @@ class Session:
             prepared.claim.release()
         return "".join(parts)
 
-    def ask(self, prompt: str, *, stream: bool = False) -> str:
+    def ask(self, prompt: str, *, stream: bool = False, wait: float | None = None) -> str:
         """Blocking ``aask``; safe to call from a notebook cell."""
         if not self._finalizer.alive:
             raise RuntimeError("This session is closed.")
         if not self._loops:
             self._loops.append(LoopThread())
-        return self._loops[0].run(self.aask(prompt, stream=sys.stdout if stream else None))
+        out = sys.stdout if stream else None
+        return self._loops[0].run(self.aask(prompt, stream=out, wait=wait))
+
+    async def _plan_in_turn(
+        self, runtime: Runtime, request: agui.RunAgentInput, wait: float
+    ) -> PreparedRun:
+        """Plans the run once the kernel's earlier ``%gth`` turn on the thread is done (its page
+        sent it, and it neither runs nor waits on a browser tool) and no run holds the thread.
+
+        Run All executes a session's cell right after the ``%gth`` cells above it, before their
+        pages have sent anything. A turn that has not appeared after ``APPEAR_S`` is not waited
+        for (no page shows it: a headless run); one that has is waited for up to ``wait``."""
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        after = last_turn(self.thread_id)
+        while True:
+            elapsed = loop.time() - start
+            if after and elapsed < wait:
+                state = await runtime.thread_state(self.thread_id)
+                turns = state.turns()
+                ids = [t.turn_id for t in turns]
+                if after not in ids:
+                    if elapsed < min(APPEAR_S, wait):
+                        await asyncio.sleep(POLL_S)
+                        continue
+                    after = ""  # nobody will send it
+                elif turns[-1].turn_id == after and state.pending:
+                    await asyncio.sleep(POLL_S)
+                    continue
+            try:
+                return await plan_run(runtime, request)
+            except ProtocolError as refusal:
+                if refusal.code != "run_busy" or loop.time() - start >= wait:
+                    raise
+            await asyncio.sleep(POLL_S)
 
 
 def _release(registry: AgentRegistry, loops: list[LoopThread]) -> threading.Thread:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import uuid
 
-__all__ = ["next_turn"]
+__all__ = ["last_turn", "next_turn"]
 
 _lock = threading.Lock()
 _last: dict[str, str] = {}
@@ -23,3 +23,9 @@ def next_turn(thread_id: str) -> tuple[str, str]:
         after = _last.get(thread_id, "")
         _last[thread_id] = turn
     return turn, after
+
+
+def last_turn(thread_id: str) -> str:
+    """The last turn the kernel started on ``thread_id`` (``""`` for none)."""
+    with _lock:
+        return _last.get(thread_id, "")

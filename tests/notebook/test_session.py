@@ -161,3 +161,31 @@ def test_in_a_notebook_a_session_talks_on_the_notebook_thread_in_the_shared_stor
         client.stop_channels()
         manager.shutdown_kernel(now=True)
     assert "".join(printed).split() == ["True", "True", "sqlite", "True", "True", "memory"]
+
+
+def test_a_session_waits_out_a_busy_thread_when_asked_to(
+    config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run All runs a Session cell while the %gth cells above it still run: it waits its turn."""
+    import threading
+
+    from gth_jupyter.agent import CheckpointStore
+    from gth_jupyter.notebook import session as session_module
+    from gth_jupyter.notebook.turns import next_turn
+
+    db = tmp_path / "threads.sqlite"
+    session = Session(config, thread="shared", checkpointer="sqlite", checkpoint_path=db)
+    holder = CheckpointStore("sqlite", db).leases.acquire("shared")  # another run holds it
+    assert holder is not None
+    with pytest.raises(ProtocolError) as info:
+        session.ask("now", wait=0)
+    assert info.value.code == "run_busy"
+
+    threading.Timer(0.6, holder.release).start()
+    assert session.ask("one", wait=10) == "First."
+
+    # A %gth turn the kernel started that no page ever sends is waited for only briefly.
+    monkeypatch.setattr(session_module, "APPEAR_S", 0.3)
+    next_turn("shared")
+    assert session.ask("two", wait=10) == "Second."
+    session.close()
