@@ -132,3 +132,14 @@ def test_prompt_cells_are_turns_in_kernel_order_and_the_bare_chat_shows_all(ip) 
     again = ip.run_line_magic("gth", "--thread order one")  # re-running a cell: a new turn
     assert again.turn_id not in (first.turn_id, second.turn_id)
     assert again.after_turn == second.turn_id
+
+
+def test_a_widget_carries_ids_and_a_small_loader_never_the_transcript(ip) -> None:
+    """What a saved notebook keeps of each %gth cell: at most 10 KB, whatever the conversation."""
+    import json
+
+    widget = ip.run_line_magic("gth", "--thread weight " + "a long prompt " * 50)
+    state = widget.get_state()
+    assert len(json.dumps(state, default=str)) <= 10_000
+    assert not {"messages", "transcript", "history"} & set(state)
+    assert state["turn_id"] and state["thread_id"] == "weight"
