@@ -6,8 +6,9 @@
   :class:`~gth_jupyter.agent.contract.RunPlan` and streams
   :data:`~gth_jupyter.agent.contract.StreamItem` values, then one
   :class:`~gth_jupyter.agent.contract.RunEnd`.
-- ``contract.py`` holds every type a host or the protocol layer reads, free of LangGraph, and
-  the resume codec (how an answer to a suspended call is encoded and read back).
+- ``contract.py`` holds every type a host or the protocol layer reads, free of LangGraph; it
+  re-exports the resume codec (``resume.py``: the one place an answer to a suspended call is
+  encoded and read back) and the agent's refusals (``errors.py``).
 
 Everything else here (graph building, client-tool interrupts, stream translation, checkpoints)
 is private to the runtime. Names load on first use, so importing the contract stays cheap.

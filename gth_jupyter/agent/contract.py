@@ -5,27 +5,30 @@ on), reads :data:`StreamItem` values followed by one :class:`RunEnd`, and inspec
 :class:`ThreadState`. Failures an agent raises before a run starts are :class:`AgentError`
 subclasses with a stable ``code``; the AG-UI layer maps them to HTTP refusals.
 
-This module is also the **resume codec**, the one place that turns an answer into the value a
-suspended graph resumes with and reads it back inside the graph:
-
-- whatever shape a client answers in (``resume[]`` entries, Gaunt Sloth's
-  ``forwardedProps.command``, trailing tool messages) becomes a :class:`Resume`, keyed by
-  interrupt id, through :func:`resume_from_entries`, :func:`resume_from_command` and
-  :func:`resume_from_tool_results`;
-- the answer to a client tool is a :class:`ClientToolAnswer`, and to an approval an
-  :class:`ApprovalAnswer`; each has ``to_resume_value`` and ``from_resume_value``, and the
-  latter reads every shape a caller may have resumed with.
+The resume codec (how an answer to a suspended call is encoded and read back) lives in
+``resume.py`` and the errors in ``errors.py``; this module re-exports both, so the protocol layer
+reads one module of the agent.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
+from .errors import (
+    AgentError,
+    AgentNotFoundError,
+    AgentUnavailableError,
+    InterruptMismatchError,
+    InterruptPendingError,
+    NoPendingInterruptError,
+    RunBusyError,
+    describe_pending,
+)
 from .events import (
     AgentStreamEvent,
     ReasoningDeltaEvent,
@@ -39,6 +42,20 @@ from .events import (
     ToolStartEvent,
 )
 from .names import DEFAULT_AGENT
+from .resume import (
+    APPROVAL_INTERRUPT,
+    APPROVAL_RESPONSE_SCHEMA,
+    CLIENT_TOOL_INTERRUPT,
+    ApprovalAnswer,
+    ClientToolAnswer,
+    PendingInterrupt,
+    Resume,
+    ToolResult,
+    forwarded_command,
+    resume_from_command,
+    resume_from_entries,
+    resume_from_tool_results,
+)
 
 __all__ = [
     "APPROVAL_INTERRUPT",
@@ -89,10 +106,6 @@ __all__ = [
     "tool_content_text",
 ]
 
-#: Marks an interrupt raised for a client tool call.
-CLIENT_TOOL_INTERRUPT = "gth.client_tool"
-#: Marks an interrupt raised by the approvals gate.
-APPROVAL_INTERRUPT = "gth.approval"
 #: ``additional_kwargs`` key of messages middleware added for the model only (a captured frame).
 INJECTED_MARK = "gth_image_injected"
 #: ``additional_kwargs`` key naming the turn a user message starts: the widget (a ``%gth``
@@ -100,11 +113,7 @@ INJECTED_MARK = "gth_image_injected"
 TURN_KEY = "gth_turn"
 
 EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
-APPROVAL_RESPONSE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"approved": {"type": "boolean"}, "editedArgs": {"type": "object"}},
-    "required": ["approved"],
-}
+
 
 _RUN_ID_PREFIX = "lc_run--"
 
@@ -165,44 +174,6 @@ class ClientToolSpec:
         return self.name, json.dumps(self.parameters, sort_keys=True, default=str)
 
 
-InterruptKind = Literal["client_tool", "approval", "other"]
-
-
-@dataclass(frozen=True)
-class PendingInterrupt:
-    """An interrupt the thread is suspended on."""
-
-    id: str
-    value: Any
-    tool_call_id: str | None = None
-    tool_name: str | None = None
-    kind: InterruptKind = "other"
-
-    @property
-    def client_tool(self) -> bool:
-        return self.kind == "client_tool"
-
-    @classmethod
-    def of(cls, interrupt_id: str, value: Any) -> PendingInterrupt:
-        """Reads what an interrupt value says about itself (its kind, tool call and tool)."""
-        if not isinstance(value, dict):
-            return cls(interrupt_id, value)
-        kind: InterruptKind = "other"
-        if value.get("type") == CLIENT_TOOL_INTERRUPT:
-            kind = "client_tool"
-        elif value.get("type") == APPROVAL_INTERRUPT:
-            kind = "approval"
-        call_id = value.get("toolCallId") or value.get("tool_call_id")
-        name = value.get("name") if kind == "client_tool" else value.get("toolName")
-        return cls(
-            interrupt_id,
-            value,
-            call_id if isinstance(call_id, str) else None,
-            name if isinstance(name, str) else None,
-            kind,
-        )
-
-
 @dataclass(frozen=True)
 class ThreadState:
     """What a thread holds between runs."""
@@ -259,15 +230,6 @@ def starts_turn(message: BaseMessage) -> bool:
     return message.type == "human" and not message.additional_kwargs.get(INJECTED_MARK)
 
 
-@dataclass(frozen=True)
-class Resume:
-    """Answers for a suspended thread: resume values by interrupt id, and the tool calls they
-    answer (so middleware knows a call's answer is waiting without reading graph internals)."""
-
-    values: dict[str, Any]
-    tool_call_ids: frozenset[str] = frozenset()
-
-
 @dataclass
 class RunPlan:
     """What one run does. Exactly one of ``messages`` / ``resume`` drives it."""
@@ -300,296 +262,3 @@ class RunContext:
     context: list[tuple[str, str]] = field(default_factory=list)
     queued_messages: list[BaseMessage] = field(default_factory=list)
     answering: frozenset[str] = frozenset()
-
-
-# -- errors a caller can act on -------------------------------------------------------------
-
-
-class AgentError(Exception):
-    """A refusal before a run starts; ``code`` is stable, ``detail`` JSON-shaped."""
-
-    code = "agent_error"
-
-    def __init__(self, message: str, detail: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.detail = detail
-
-
-class AgentNotFoundError(AgentError):
-    code = "agent_not_found"
-
-    def __init__(self, name: str, known: Sequence[str]) -> None:
-        super().__init__(
-            f"There is no agent named '{name}'. Known agents: {', '.join(known)}.",
-            {"agents": list(known)},
-        )
-
-
-class AgentUnavailableError(AgentError):
-    code = "agent_unavailable"
-
-    def __init__(self, reason: BaseException | str) -> None:
-        super().__init__(f"The agent could not be built from the configuration: {reason}")
-
-
-class RunBusyError(AgentError):
-    """A run is already in flight on this thread."""
-
-    code = "run_busy"
-
-    def __init__(self, thread_id: str) -> None:
-        super().__init__(
-            f"A run is already in progress on thread '{thread_id}'. Retry when it has finished.",
-            {"threadId": thread_id},
-        )
-        self.thread_id = thread_id
-
-
-class NoPendingInterruptError(AgentError):
-    code = "no_pending_interrupt"
-
-    def __init__(self, thread_id: str) -> None:
-        super().__init__(
-            f"The request resumes thread '{thread_id}', but nothing on it is waiting for an "
-            "answer.",
-            {"threadId": thread_id},
-        )
-
-
-class InterruptMismatchError(AgentError):
-    code = "interrupt_mismatch"
-
-    def __init__(self, message: str, pending: Sequence[PendingInterrupt]) -> None:
-        super().__init__(message, {"pending": describe_pending(pending)})
-
-
-class InterruptPendingError(AgentError):
-    code = "interrupt_pending"
-
-    def __init__(self, pending: Sequence[PendingInterrupt]) -> None:
-        super().__init__(
-            "The thread is waiting for an answer to an interrupt; send it in 'resume' first.",
-            {"pending": describe_pending(pending)},
-        )
-
-
-def describe_pending(pending: Sequence[PendingInterrupt]) -> list[dict[str, Any]]:
-    """What a refusal tells the client about the interrupts a thread waits on."""
-    out: list[dict[str, Any]] = []
-    for p in pending:
-        item: dict[str, Any] = {"interruptId": p.id, "clientTool": p.client_tool}
-        if p.tool_call_id:
-            item["toolCallId"] = p.tool_call_id
-        if p.tool_name:
-            item["toolName"] = p.tool_name
-        out.append(item)
-    return out
-
-
-# -- the resume codec: answers ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ClientToolAnswer:
-    """The client's answer to one suspended client tool call."""
-
-    status: Literal["resolved", "cancelled"] = "resolved"
-    payload: Any = None
-    is_error: bool = False
-    message_id: str | None = None
-
-    def to_resume_value(self) -> dict[str, Any]:
-        return {
-            "kind": CLIENT_TOOL_INTERRUPT,
-            "status": self.status,
-            "payload": self.payload,
-            "isError": self.is_error,
-            "messageId": self.message_id,
-        }
-
-    @classmethod
-    def from_resume_value(cls, value: Any) -> ClientToolAnswer:
-        """Our own shape; anything else is Gaunt Sloth's, where the raw value is the result."""
-        if isinstance(value, Mapping) and value.get("kind") == CLIENT_TOOL_INTERRUPT:
-            message_id = value.get("messageId")
-            return cls(
-                "cancelled" if value.get("status") == "cancelled" else "resolved",
-                value.get("payload"),
-                bool(value.get("isError")),
-                message_id if isinstance(message_id, str) and message_id else None,
-            )
-        return cls(payload=value)
-
-    def content(self) -> str:
-        """The payload as ToolMessage content: a string as is, anything else as JSON."""
-        if isinstance(self.payload, str):
-            return self.payload
-        return json.dumps(self.payload, ensure_ascii=False, default=str)
-
-
-def _text(value: Any) -> str | None:
-    return value.strip() or None if isinstance(value, str) else None
-
-
-@dataclass(frozen=True)
-class ApprovalAnswer:
-    """A person's decision on a tool call the approvals gate held back.
-
-    Read from the widget's ``{"approved": bool, "editedArgs"?, "message"?}``, LangChain's HITL
-    decisions (``{"type": "approve" | "edit" | "reject"}``), ``True``, or a cancelled interrupt
-    (``{"status": "cancelled"}``). Anything else is a rejection: an answer nobody can read never
-    runs a tool."""
-
-    approved: bool
-    edited_args: dict[str, Any] | None = None
-    message: str | None = None
-
-    def to_resume_value(self) -> dict[str, Any]:
-        value: dict[str, Any] = {"approved": self.approved}
-        if self.edited_args is not None:
-            value["editedArgs"] = self.edited_args
-        if self.message is not None:
-            value["message"] = self.message
-        return value
-
-    @classmethod
-    def from_resume_value(cls, value: Any) -> ApprovalAnswer:
-        if value is True:
-            return cls(True)
-        if not isinstance(value, Mapping) or value.get("status") == "cancelled":
-            return cls(False)
-        if "approved" in value:
-            approved = value["approved"] is True
-            edited = value.get("editedArgs")
-            return cls(
-                approved,
-                edited if isinstance(edited, dict) and approved else None,
-                _text(value.get("message") or value.get("reason")),
-            )
-        kind = value.get("type")
-        if kind == "approve":
-            return cls(True)
-        if kind == "edit":
-            action = value.get("edited_action") or value.get("editedAction") or {}
-            args = action.get("args") if isinstance(action, Mapping) else None
-            return cls(True, dict(args)) if isinstance(args, dict) else cls(False)
-        return cls(False, None, _text(value.get("message")) if kind == "reject" else None)
-
-
-def encode_answer(
-    pending: PendingInterrupt,
-    payload: Any,
-    *,
-    cancelled: bool = False,
-    is_error: bool = False,
-    message_id: str | None = None,
-) -> Any:
-    """The resume value answering ``pending`` with ``payload``, by the interrupt's kind."""
-    if pending.kind == "client_tool":
-        status: Literal["resolved", "cancelled"] = "cancelled" if cancelled else "resolved"
-        return ClientToolAnswer(status, payload, is_error, message_id).to_resume_value()
-    if pending.kind == "approval":
-        answer = ApprovalAnswer(False) if cancelled else ApprovalAnswer.from_resume_value(payload)
-        return answer.to_resume_value()
-    return {"status": "cancelled"} if cancelled else payload
-
-
-def _resume(answers: Iterable[tuple[PendingInterrupt, Any]]) -> Resume:
-    pairs = list(answers)
-    return Resume(
-        {p.id: value for p, value in pairs},
-        frozenset(p.tool_call_id for p, _ in pairs if p.tool_call_id),
-    )
-
-
-# -- the resume codec: the shapes a client answers in ---------------------------------------
-
-
-def resume_from_entries(
-    entries: Iterable[tuple[str, str, Any]], thread_id: str, pending: Sequence[PendingInterrupt]
-) -> tuple[Resume, list[str]]:
-    """AG-UI 1.0 ``resume[]`` entries ``(interruptId, status, payload)``; an entry may name a
-    client tool by its tool call id, since that is all a client ever saw. Returns the resume
-    and the ids that matched nothing (ignored unless nothing matched)."""
-    if not pending:
-        raise NoPendingInterruptError(thread_id)
-    by_id = {p.id: p for p in pending}
-    by_call = {p.tool_call_id: p for p in pending if p.client_tool and p.tool_call_id}
-    answers: list[tuple[PendingInterrupt, Any]] = []
-    unknown: list[str] = []
-    for interrupt_id, status, payload in entries:
-        target = by_id.get(interrupt_id) or by_call.get(interrupt_id)
-        if target is None:
-            unknown.append(interrupt_id)
-            continue
-        answers.append((target, encode_answer(target, payload, cancelled=status == "cancelled")))
-    if not answers:
-        raise InterruptMismatchError(
-            f"No resume entry matches an interrupt pending on thread '{thread_id}' "
-            f"(unknown: {', '.join(unknown)}).",
-            pending,
-        )
-    return _resume(answers), unknown
-
-
-def forwarded_command(props: Any) -> dict[str, Any] | None:
-    """Gaunt Sloth's ``forwardedProps.command``, when it carries a ``resume``."""
-    if isinstance(props, dict):
-        command = props.get("command")
-        if isinstance(command, dict) and "resume" in command:
-            return command
-    return None
-
-
-def resume_from_command(
-    command: Mapping[str, Any], thread_id: str, pending: Sequence[PendingInterrupt]
-) -> Resume:
-    """``forwardedProps.command``: ``resume`` answers the interrupt ``interruptEvent`` names,
-    or the only one pending."""
-    if not pending:
-        raise NoPendingInterruptError(thread_id)
-    event = command.get("interruptEvent")
-    event = event if isinstance(event, dict) else {}
-    wanted = [event.get(k) for k in ("toolCallId", "interruptId", "id") if event.get(k)]
-    if wanted:
-        target = next((p for p in pending for w in wanted if w in (p.id, p.tool_call_id)), None)
-        if target is None:
-            raise InterruptMismatchError(
-                f"interruptEvent names {wanted[0]!r}, which is not pending on thread "
-                f"'{thread_id}'.",
-                pending,
-            )
-    elif len(pending) == 1:
-        target = pending[0]
-    else:
-        raise InterruptMismatchError(
-            f"{len(pending)} interrupts are pending on thread '{thread_id}'; name one with "
-            "forwardedProps.command.interruptEvent.toolCallId.",
-            pending,
-        )
-    return _resume([(target, encode_answer(target, command["resume"]))])
-
-
-@dataclass(frozen=True)
-class ToolResult:
-    """A tool result a client sent as a trailing tool message."""
-
-    tool_call_id: str
-    content: Any
-    is_error: bool = False
-    message_id: str | None = None
-
-
-def resume_from_tool_results(
-    results: Iterable[ToolResult], pending: Sequence[PendingInterrupt]
-) -> Resume | None:
-    """Trailing tool messages answering pending client tool calls (what ``@ag-ui/client`` and
-    CopilotKit send); ``None`` when none of them answers one."""
-    by_call = {p.tool_call_id: p for p in pending if p.client_tool and p.tool_call_id}
-    answers = [
-        (target, encode_answer(target, r.content, is_error=r.is_error, message_id=r.message_id))
-        for r in results
-        if (target := by_call.get(r.tool_call_id)) is not None
-    ]
-    return _resume(answers) if answers else None

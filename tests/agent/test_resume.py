@@ -1,4 +1,4 @@
-"""The run contract's resume codec: every shape a client answers in, decoded in one place."""
+"""The resume codec: every shape a client answers in, decoded in one place."""
 
 from __future__ import annotations
 
