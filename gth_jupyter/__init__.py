@@ -9,25 +9,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._lazy import lazy_names
+
 __version__ = "0.1.0"
 
 __all__ = ["GthChat", "Session", "__version__", "chat", "client_tool"]
 
 _LAZY = {
-    "Session": "gth_jupyter.notebook.session",
-    "GthChat": "gth_jupyter.notebook.widget",
-    "chat": "gth_jupyter.notebook.widget",
-    "client_tool": "gth_jupyter.notebook.client_tools",
+    "Session": "notebook.session",
+    "GthChat": "notebook.widget",
+    "chat": "notebook.widget",
+    "client_tool": "notebook.client_tools",
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'gth_jupyter' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_names(__name__, _LAZY)
 
 
 def load_ipython_extension(ipython: Any) -> None:

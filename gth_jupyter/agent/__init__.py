@@ -16,8 +16,9 @@ is private to the runtime. Names load on first use, so importing the contract st
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_names
 
 if TYPE_CHECKING:
     from .checkpoint import CheckpointStore
@@ -38,14 +39,10 @@ _LAZY = {
     "AgentParts": "resolver",
     "AgentRegistry": "registry",
     "CheckpointStore": "checkpoint",
-    "DEFAULT_AGENT": "registry",
+    "DEFAULT_AGENT": "names",
     "Runtime": "runtime",
     "resolve_agent": "resolver",
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'gth_jupyter.agent' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+__getattr__ = lazy_names(__name__, _LAZY)

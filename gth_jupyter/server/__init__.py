@@ -12,8 +12,9 @@ delegate to the protocol layer (:mod:`gth_jupyter.agui`), each owning one
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_names
 
 if TYPE_CHECKING:
     from .app import GthJupyterApp
@@ -27,8 +28,4 @@ __all__ = ["GthJupyterApp", "main", "make_app"]
 _LAZY = {"GthJupyterApp": "app", "main": "cli", "make_app": "standalone"}
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'gth_jupyter.server' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+__getattr__ = lazy_names(__name__, _LAZY)

@@ -10,45 +10,18 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from jupyter_client.manager import KernelManager
+from tests.notebook.conftest import run_in_kernel
 
 AGENT_STACK = ("langchain", "langgraph")
 LOADED = "import json, sys\nprint(json.dumps([m for m in {mods!r} if m in sys.modules]))"
 
 
-@pytest.fixture
-def kernel(tmp_path: Path) -> Iterator[Any]:
-    manager = KernelManager(kernel_name="python3")
-    manager.kernel_spec.argv[0] = sys.executable  # this venv's Python, with gth_jupyter
-    manager.start_kernel(cwd=str(tmp_path), env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
-    client = manager.client()
-    client.start_channels()
-    client.wait_for_ready(timeout=60)
-    try:
-        yield client
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
-
-
 def execute(client: Any, code: str) -> str:
     """Runs ``code`` and returns what it printed; a failing cell fails the test."""
-    msg_id = client.execute(code)
-    printed = ""
-    while True:
-        message = client.get_iopub_msg(timeout=60)
-        if message["parent_header"].get("msg_id") != msg_id:
-            continue
-        if message["msg_type"] == "stream":
-            printed += message["content"]["text"]
-        if message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
-            break
-    reply = client.get_shell_msg(timeout=60)["content"]
+    reply, printed = run_in_kernel(client, code)
     assert reply["status"] == "ok", reply
     return printed
 

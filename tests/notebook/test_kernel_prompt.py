@@ -2,56 +2,21 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
-from jupyter_client.manager import KernelManager
-
-
-@pytest.fixture
-def kernel(tmp_path: Path) -> Iterator[Any]:
-    manager = KernelManager(kernel_name="python3")
-    manager.kernel_spec.argv[0] = sys.executable  # this venv's Python, with gth_jupyter
-    manager.start_kernel(cwd=str(tmp_path), env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
-    client = manager.client()
-    client.start_channels()
-    client.wait_for_ready(timeout=60)
-    try:
-        yield client
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
-
-
-def execute(client: Any, code: str) -> tuple[dict[str, Any], str]:
-    """Runs ``code``; returns the execute reply's content and what the cell printed."""
-    msg_id = client.execute(code)
-    printed = ""
-    while True:
-        message = client.get_iopub_msg(timeout=60)
-        if message["parent_header"].get("msg_id") != msg_id:
-            continue
-        if message["msg_type"] == "stream":
-            printed += message["content"]["text"]
-        if message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
-            break
-    reply = client.get_shell_msg(timeout=60)
-    return reply["content"], printed
+from tests.notebook.conftest import run_in_kernel
 
 
 def test_the_quickstart_prompt_reaches_the_magic_and_help_still_works(kernel: Any) -> None:
-    reply, _ = execute(kernel, "%load_ext gth_jupyter")
+    reply, _ = run_in_kernel(kernel, "%load_ext gth_jupyter")
     assert reply["status"] == "ok"
-    reply, printed = execute(
+    reply, printed = run_in_kernel(
         kernel, "w = %gth Hello! What can you do?\nprint(repr(w.pending_prompt))"
     )
     assert reply["status"] == "ok", reply
     assert printed.strip() == "'Hello! What can you do?'"
     assert "not found" not in printed
-    reply, _ = execute(kernel, "answer = 42\nanswer?")
+    reply, _ = run_in_kernel(kernel, "answer = 42\nanswer?")
     pages = [p for p in reply.get("payload", []) if p.get("source") == "page"]
     assert reply["status"] == "ok" and pages
     assert "int" in pages[0]["data"]["text/plain"]
