@@ -8,6 +8,7 @@
 
 import { HttpAgent, randomUUID } from "@ag-ui/client";
 import { blocksThread, isInterrupt } from "./interrupts.js";
+import { StreamedText } from "./streamtext.js";
 import { errorOf, toContent } from "./tools/registry.js";
 
 /**
@@ -203,7 +204,10 @@ export class ChatController {
     let finished = null;
     /** @type {any} */
     let failure = null;
+    // Streamed text stays out of the client's list until its message ends (src/streamtext.js).
+    const streamed = new StreamedText();
     const subscriber = {
+      ...streamed.subscriber(),
       onEvent: (/** @type {any} */ { event }) => {
         this.emit({ type: "agui", event });
       },
@@ -225,6 +229,7 @@ export class ChatController {
     } catch (err) {
       failure = err;
     }
+    streamed.flush(this.agent);
     if (failure && !this.stopped && !isAbort(failure)) {
       const payload = failure.payload && typeof failure.payload === "object" ? failure.payload : null;
       this.emit({

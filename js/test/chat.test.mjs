@@ -164,3 +164,85 @@ test("an A2UI action is sent as a user message whose content is the JSON", async
   assert.equal(m.role, "user");
   assert.deepEqual(JSON.parse(m.content), action);
 });
+
+/** A text message of `n` one-token deltas (ids t000001…), in one SSE response. */
+const longText = (id, n) => [
+  { type: "TEXT_MESSAGE_START", messageId: id, role: "assistant" },
+  ...Array.from({ length: n }, (_, i) => ({ type: "TEXT_MESSAGE_CONTENT", messageId: id, delta: `t${String(i + 1).padStart(6, "0")} ` })),
+  { type: "TEXT_MESSAGE_END", messageId: id },
+];
+
+test("a 20,000-token answer: the client copies its message list a few times, not once per token", async () => {
+  const N = 20_000;
+  const { chat, requests, events } = controller(
+    [(b) => [started(b), ...longText("long", N), finished(b)], (b) => [started(b), ...text("m2", "ok"), finished(b)]],
+    [],
+  );
+  // Each time the client replaces its message list (a deep copy of every message) it says so.
+  let copies = 0;
+  chat.agent.subscribe({ onMessagesChanged: () => void (copies += 1) });
+  await chat.send("a long one");
+  assert.equal(events.filter((e) => e.type === "agui" && e.event.type === "TEXT_MESSAGE_CONTENT").length, N);
+  assert.ok(copies < 10, `${copies} copies of the message list for ${N} tokens`);
+  const answer = chat.messages.find((m) => m.id === "long");
+  assert.equal(answer.content.length, N * 8);
+  assert.ok(answer.content.startsWith("t000001 t000002 ") && answer.content.endsWith("t020000 "));
+  // The next run re-sends the whole answer, as the client would have kept it.
+  await chat.send("and then?");
+  const sent = requests[1].body.messages;
+  assert.deepEqual(sent.map((m) => m.role), ["user", "assistant", "user"]);
+  assert.equal(sent[1].id, "long");
+  assert.equal(sent[1].content, answer.content);
+});
+
+test("a 20,000-token answer: the work per token stays flat", async () => {
+  const N = 20_000;
+  const { chat, events } = controller([(b) => [started(b), ...longText("long", N), finished(b)]], []);
+  /** ms for each fifth of the tokens, timed between content events */
+  const slices = [];
+  let seen = 0;
+  let t0 = 0;
+  chat.on((e) => {
+    if (e.type !== "agui" || e.event.type !== "TEXT_MESSAGE_CONTENT") return;
+    seen += 1;
+    if (seen === 1) t0 = performance.now();
+    if (seen % (N / 5) === 0) {
+      const t = performance.now();
+      slices.push(t - t0);
+      t0 = t;
+    }
+  });
+  await chat.send("a long one");
+  assert.equal(events.filter((e) => e.type === "agui" && e.event.type === "TEXT_MESSAGE_CONTENT").length, N);
+  // Quadratic work made the last fifth ~6x the second (and more with longer answers); flat
+  // work keeps them alike. The bound is loose: the machine may be busy with other things.
+  const [, second, , , last] = slices;
+  assert.ok(last < 3 * second + 50, `slices ${slices.map((s) => s.toFixed(0)).join(" ")} ms`);
+});
+
+test("Stop in the middle of an answer: the text so far stays in the history sent next", async () => {
+  const { chat, requests, events } = controller(
+    [
+      (b, init) => {
+        const enc = new TextEncoder();
+        const body = new ReadableStream({
+          start(c) {
+            const frames = [started(b), { type: "TEXT_MESSAGE_START", messageId: "cut", role: "assistant" }, { type: "TEXT_MESSAGE_CONTENT", messageId: "cut", delta: "half " }, { type: "TEXT_MESSAGE_CONTENT", messageId: "cut", delta: "an answer" }];
+            c.enqueue(enc.encode(frames.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("")));
+            init.signal.addEventListener("abort", () => c.error(new DOMException("aborted", "AbortError")));
+          },
+        });
+        return new Response(body, { headers: { "Content-Type": "text/event-stream" } });
+      },
+      (b) => [started(b), finished(b)],
+    ],
+    [],
+  );
+  const done = chat.send("go");
+  while (events.filter((e) => e.type === "agui" && e.event.type === "TEXT_MESSAGE_CONTENT").length < 2) await new Promise((r) => setTimeout(r, 1));
+  chat.stop();
+  await done;
+  assert.equal(chat.messages.find((m) => m.id === "cut")?.content, "half an answer");
+  await chat.send("go on");
+  assert.equal(requests[1].body.messages.find((m) => m.id === "cut")?.content, "half an answer");
+});
