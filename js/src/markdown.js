@@ -118,11 +118,22 @@ export function stableCut(/** @type {string} */ text, from = 0) {
   return cut;
 }
 
+/** Kept blocks per `gth-md-chunk` box (see MarkdownStream). */
+export const CHUNK_BLOCKS = 64;
+
 /**
  * Streamed Markdown painted block by block: the blocks before the last `stableCut` are rendered
  * once and kept, and only the rest is rendered again on each paint. Re-rendering the whole reply
  * every frame would cost more per frame the longer the reply grows (markdown-it, then a layout
- * of every block), until frames take longer than a frame. The result is the same HTML.
+ * of every block), until frames take longer than a frame.
+ *
+ * The kept blocks after the first `CHUNK_BLOCKS` go into plain `<div class="gth-md-chunk">`
+ * boxes of `CHUNK_BLOCKS` blocks each: the browser lays out a block's children one by one
+ * whenever one of them changes, so with every paragraph of a 100,000-token answer a child of
+ * the message, each paint (the tail replaced, the view scrolled) cost a layout of ~2,000
+ * children; in boxes it costs a few dozen. A plain box adds no margin or padding (the blocks'
+ * margins collapse through it), and the first block stays the first child, so the message
+ * looks the same; without the boxes the HTML is that of rendering the text whole.
  */
 export class MarkdownStream {
   /** @param {HTMLElement} el @param {Policy} [policy] which images load (shared by the view) */
@@ -134,6 +145,28 @@ export class MarkdownStream {
     this.cut = 0;
     /** @type {ChildNode[]} the nodes after the cut */
     this.tail = [];
+    this.#resetBoxes();
+  }
+
+  #resetBoxes() {
+    /** @type {HTMLElement | null} the box kept blocks go into (null: the element itself) */
+    this.box = null;
+    /** kept blocks in `box` (or, before the first box, in the element) */
+    this.boxBlocks = 0;
+  }
+
+  /** Keep rendered blocks: into the element at first, then into boxes of CHUNK_BLOCKS. */
+  #keep(/** @type {DocumentFragment} */ frag) {
+    for (const node of [...frag.childNodes]) {
+      if (node.nodeType === 1 && this.boxBlocks >= CHUNK_BLOCKS) {
+        this.box = this.el.ownerDocument.createElement("div");
+        this.box.className = "gth-md-chunk";
+        this.el.append(this.box);
+        this.boxBlocks = 0;
+      }
+      (this.box ?? this.el).append(node);
+      if (node.nodeType === 1) this.boxBlocks += 1;
+    }
   }
 
   /** Paint `text`, which usually extends the text painted before. */
@@ -144,11 +177,12 @@ export class MarkdownStream {
       this.el.replaceChildren();
       this.tail = [];
       this.cut = 0;
+      this.#resetBoxes();
       cut = stableCut(text, 0);
     }
     for (const node of this.tail) node.remove();
     if (cut > this.cut) {
-      this.el.append(fragment(this.el, renderMarkdown(text.slice(this.cut, cut), this.policy)));
+      this.#keep(fragment(this.el, renderMarkdown(text.slice(this.cut, cut), this.policy)));
       this.cut = cut;
     }
     const tail = fragment(this.el, renderMarkdown(text.slice(cut), this.policy));

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { parseHTML } from "linkedom";
-import { MarkdownStream, renderMarkdown, stableCut } from "../src/markdown.js";
+import { CHUNK_BLOCKS, MarkdownStream, renderMarkdown, stableCut } from "../src/markdown.js";
 
 const dom = (html) => {
   const { document } = parseHTML("<html><body><div id=r></div></body></html>");
@@ -93,6 +93,28 @@ test("MarkdownStream: finished blocks are kept, only the tail is rendered again"
   assert.equal(r.querySelectorAll("p").length, 2);
   stream.set("Something else"); // not an extension: painted from scratch
   assert.equal(r.textContent.trim(), "Something else");
+});
+
+test("MarkdownStream: a long answer's kept blocks go into boxes; it reads as rendering it whole", () => {
+  const r = dom("");
+  const stream = new MarkdownStream(r);
+  let text = "";
+  for (let i = 1; i <= 1000; i++) {
+    text += `Paragraph ${i} with **bold** words.\n\n`;
+    if (i % 7 === 0) stream.set(text);
+  }
+  text += "The end, still being written";
+  stream.set(text);
+  // Few children, however long the answer: the first blocks, boxes of CHUNK_BLOCKS, the tail.
+  assert.ok(r.children.length <= CHUNK_BLOCKS + 1000 / CHUNK_BLOCKS + 2, `${r.children.length} children`);
+  assert.equal(r.firstElementChild.tagName, "P");
+  assert.equal(r.lastElementChild.textContent, "The end, still being written");
+  for (const box of r.querySelectorAll(".gth-md-chunk")) assert.ok(box.children.length <= CHUNK_BLOCKS);
+  // Without the boxes, the HTML is that of the whole text rendered at once.
+  for (const box of [...r.querySelectorAll(".gth-md-chunk")]) box.replaceWith(...box.childNodes);
+  const whole = dom("");
+  whole.innerHTML = renderMarkdown(text);
+  assert.equal(r.innerHTML, whole.innerHTML);
 });
 
 test("stableCut: after a blank line, outside fences, not before indented or list lines", () => {
