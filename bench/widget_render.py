@@ -1,4 +1,4 @@
-"""Widget render cost: a 10,000-token answer streamed into the chat widget in headless Chromium.
+"""Widget render cost: a long answer streamed into the chat widget in headless Chromium.
 
 A standalone page (served from a local HTTP server) loads the built bundle
 ``gth_jupyter/static/widget.js`` and renders the widget with a stand-in for anywidget's model
@@ -16,13 +16,17 @@ Measured from the moment the prompt is sent to the last paint of the answer:
   the page's main thread), cross-checked with the Long Tasks API (``PerformanceObserver``);
 - script and task time, from CDP ``Performance.getMetrics`` (``ScriptDuration``,
   ``TaskDuration``) before and after;
+- that the work per token stays flat: the script time of each slice of 10,000 tokens, read
+  from the trace between ``console.timeStamp`` marks the page sets when the painted answer
+  passes each slice, and the ratio of the last slice's to the first's;
 - that every token is on screen: the answer's text in the DOM holds every token id in order,
   the widget counted one ``TEXT_MESSAGE_CONTENT`` event per token, and (server) the thread's
   stored answer equals the scripted text.
 
 Run from the repository root (needs ``/usr/bin/chromium`` and a built bundle)::
 
-    .venv/bin/python bench/widget_render.py                # both sources, 10,000 tokens
+    .venv/bin/python bench/widget_render.py                # both sources, 100,000 tokens
+    .venv/bin/python bench/widget_render.py --tokens 10000 # a quick look
     .venv/bin/python bench/widget_render.py --source replay --profile   # + top JS functions
     .venv/bin/python bench/widget_render.py --check        # exit 1 when a target fails
 
@@ -34,6 +38,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import http.server
+import itertools
 import json
 import os
 import platform
@@ -66,8 +71,17 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 TARGET_TASK_MS = 50.0
-TOKEN_ID = re.compile(r"t\d{5}")
+TARGET_SLICE_RATIO = 1.5
 THREAD_ID = "bench-thread"
+
+
+def id_width(tokens: int) -> int:
+    """Digits in a token id: five (``t00001``) up to 99,999 tokens, more beyond."""
+    return max(5, len(str(tokens)))
+
+
+def token_pattern(tokens: int) -> re.Pattern[str]:
+    return re.compile(rf"t\d{{{id_width(tokens)}}}")
 
 
 def answer_text(tokens: int) -> str:
@@ -75,8 +89,9 @@ def answer_text(tokens: int) -> str:
     some Markdown: bold and code spans, and a paragraph break every 60 tokens. The scripted
     model streams one piece (with the whitespace after it) per ``TEXT_MESSAGE_CONTENT``."""
     parts = []
+    width = id_width(tokens)
     for i in range(1, tokens + 1):
-        word = f"t{i:05d}"
+        word = f"t{i:0{width}d}"
         if i % 37 == 0:
             word = f"**{word}**"
         elif i % 53 == 0:
@@ -87,7 +102,8 @@ def answer_text(tokens: int) -> str:
 
 
 def token_ids(tokens: int) -> list[str]:
-    return [f"t{i:05d}" for i in range(1, tokens + 1)]
+    width = id_width(tokens)
+    return [f"t{i:0{width}d}" for i in range(1, tokens + 1)]
 
 
 # -- the page --------------------------------------------------------------------------------------
@@ -194,6 +210,9 @@ class Result:
     task_ms: float = 0.0
     trace_js_ms: float = 0.0
     first_exchange_longest_task_ms: float = 0.0
+    slice_tokens: int = 0
+    slice_script_ms: list[float] = field(default_factory=list)
+    slice_task_ms: list[float] = field(default_factory=list)
     content_events: int = 0
     on_screen: bool = False
     stored_matches: bool | None = None
@@ -201,8 +220,20 @@ class Result:
     profile_top: list[dict[str, Any]] = field(default_factory=list)
 
     @property
+    def slice_ratio(self) -> float | None:
+        """Script time of the last slice over the first's (None with fewer than two)."""
+        if len(self.slice_script_ms) < 2 or not self.slice_script_ms[0]:
+            return None
+        return round(self.slice_script_ms[-1] / self.slice_script_ms[0], 2)
+
+    @property
+    def linear(self) -> bool:
+        ratio = self.slice_ratio
+        return ratio is None or ratio <= TARGET_SLICE_RATIO
+
+    @property
     def passed(self) -> bool:
-        return self.on_screen and self.longest_task_ms <= TARGET_TASK_MS
+        return self.on_screen and self.longest_task_ms <= TARGET_TASK_MS and self.linear
 
 
 def _page_thread(events: list[dict[str, Any]]) -> tuple[int, int] | None:
@@ -223,8 +254,8 @@ def _page_thread(events: list[dict[str, Any]]) -> tuple[int, int] | None:
     return per_thread.most_common(1)[0][0] if per_thread else None
 
 
-def main_thread_tasks(trace: Any) -> list[tuple[float, float]]:
-    """(wall ms, CPU ms) of each top-level slice on the page renderer's main thread: its
+def task_spans(trace: Any) -> list[tuple[float, float, float]]:
+    """(start µs, wall µs, CPU µs) of each top-level slice on the page renderer's main thread: its
     tasks, and the microtask checkpoints Chrome runs outside a task (where a fetch body is
     read). CPU time is the thread's own (``tdur``): on a loaded machine the wall time also
     counts the time the renderer waited for a CPU."""
@@ -237,42 +268,69 @@ def main_thread_tasks(trace: Any) -> list[tuple[float, float]]:
         for e in events
         if (e.get("pid"), e.get("tid")) == thread and e.get("ph") == "X" and "dur" in e
     )
-    tasks: list[tuple[float, float]] = []
+    tasks: list[tuple[float, float, float]] = []
     end = -1.0
     for ts, dur, tdur in slices:
         if ts >= end:  # not nested in the slice before: a new top-level slice
-            tasks.append((dur / 1000, tdur / 1000))
+            tasks.append((ts, dur, tdur))
             end = ts + dur
     return tasks
 
 
-def main_thread_js_ms(trace: Any) -> float:
-    """Time (ms) the page's main thread spent running script: the union of its
-    ``FunctionCall``, ``EvaluateScript``, ``TimerFire``, ``FireAnimationFrame``… slices'
-    JavaScript, taken as ``FunctionCall`` / ``RunMicrotasks`` / ``EvaluateScript`` /
-    ``v8.callFunction`` intervals (nested ones counted once)."""
+JS_SLICES = {"FunctionCall", "RunMicrotasks", "EvaluateScript", "v8.callFunction", "V8.Execute"}
+
+
+def js_intervals(trace: Any) -> list[tuple[float, float]]:
+    """When the page's main thread ran script (µs, trace clock): the union of its
+    ``FunctionCall`` / ``RunMicrotasks`` / ``EvaluateScript`` / ``v8.callFunction`` slices,
+    nested ones counted once."""
     events = trace["traceEvents"] if isinstance(trace, dict) else trace
     thread = _page_thread(events)
     if thread is None:
-        return 0.0
-    names = {"FunctionCall", "RunMicrotasks", "EvaluateScript", "v8.callFunction", "V8.Execute"}
+        return []
     spans = sorted(
         (e["ts"], e["ts"] + e["dur"])
         for e in events
         if (e.get("pid"), e.get("tid")) == thread
         and e.get("ph") == "X"
-        and e.get("name") in names
+        and e.get("name") in JS_SLICES
         and "dur" in e
     )
-    total, end = 0.0, -1.0
+    merged: list[tuple[float, float]] = []
     for a, b in spans:
-        if a >= end:
-            total += b - a
-            end = b
-        elif b > end:
-            total += b - end
-            end = b
-    return total / 1000
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def main_thread_js_ms(trace: Any) -> float:
+    """Time (ms) the page's main thread spent running script (``js_intervals``)."""
+    return sum(b - a for a, b in js_intervals(trace)) / 1000
+
+
+def slice_marks(trace: Any) -> list[float]:
+    """Trace times (µs) of the page's ``console.timeStamp("gth-slice-<k>")`` marks, by k: the
+    send (0) and each time the painted answer passed another slice of tokens."""
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    marks: dict[int, float] = {}
+    for e in events:
+        if e.get("name") != "TimeStamp":
+            continue
+        message = str(e.get("args", {}).get("data", {}).get("message", ""))
+        if message.startswith("gth-slice-"):
+            marks.setdefault(int(message.removeprefix("gth-slice-")), float(e["ts"]))
+    return [marks[k] for k in range(len(marks)) if k in marks]
+
+
+def per_slice(marks: list[float], intervals: list[tuple[float, float]]) -> list[float]:
+    """Time (ms) within ``intervals`` between each pair of consecutive marks."""
+    out = []
+    for start, end in itertools.pairwise(marks):
+        total = sum(max(0.0, min(b, end) - max(a, start)) for a, b in intervals)
+        out.append(round(total / 1000, 1))
+    return out
 
 
 def top_functions(profile: dict[str, Any], limit: int = 15) -> list[dict[str, Any]]:
@@ -300,6 +358,8 @@ class Timed:
     """One exchange: its main-thread tasks (trace), CDP metric deltas and Long Tasks API."""
 
     tasks: list[tuple[float, float]]
+    slice_script_ms: list[float]
+    slice_task_ms: list[float]
     script_ms: float
     task_ms: float
     trace_js_ms: float
@@ -308,19 +368,21 @@ class Timed:
 
 
 def timed_exchange(
-    browser: Any, page: Any, cdp: Any, prompt: str, answers: int, last: str
+    browser: Any, page: Any, cdp: Any, prompt: str, answers: int, last: str, slice_tokens: int = 0
 ) -> Timed:
     """Send ``prompt`` and wait until the widget is idle with ``answers`` assistant messages,
-    the last one holding ``last``."""
+    the last one holding ``last``; with ``slice_tokens``, time each slice of that many tokens."""
     browser.start_tracing(page=page, categories=TRACE_CATEGORIES)
     before = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
-    page.evaluate("prompt => window.__send(prompt)", prompt)
+    page.evaluate("([p, n]) => window.__send(p, n)", [prompt, slice_tokens])
+    # The answer's text is read only once the widget is idle: reading a long answer's
+    # textContent on every poll would itself be script that grows with the answer.
     page.wait_for_function(
         """([answers, last]) => {
           const root = document.querySelector('.gth-root');
+          if (root.dataset.state !== 'idle') return false;
           const msgs = root.querySelectorAll('.gth-msg-assistant .gth-msg-content');
-          return root.dataset.state === 'idle' && msgs.length === answers
-            && msgs[answers - 1].textContent.includes(last);
+          return msgs.length === answers && msgs[answers - 1].textContent.includes(last);
         }""",
         arg=[answers, last],
         polling=100,
@@ -334,8 +396,12 @@ def timed_exchange(
     trace = json.loads(raw)
     # Only tasks after the send (the buffered observer also reports the page load's).
     longtasks = page.evaluate("window.__longtasks.filter(t => t.start >= window.__sentAt)")
+    marks = slice_marks(trace)
+    spans = task_spans(trace)
     return Timed(
-        tasks=main_thread_tasks(trace),
+        tasks=[(dur / 1000, tdur / 1000) for _, dur, tdur in spans],
+        slice_script_ms=per_slice(marks, js_intervals(trace)),
+        slice_task_ms=per_slice(marks, [(ts, ts + dur) for ts, dur, _ in spans]),
         script_ms=round((after["ScriptDuration"] - before["ScriptDuration"]) * 1000, 1),
         task_ms=round((after["TaskDuration"] - before["TaskDuration"]) * 1000, 1),
         trace_js_ms=round(main_thread_js_ms(trace), 1),
@@ -344,8 +410,10 @@ def timed_exchange(
     )
 
 
-def run_one(browser: Any, source: str, page_url: str, tokens: int, *, profile: bool) -> Result:
-    result = Result(source=source, tokens=tokens)
+def run_one(
+    browser: Any, source: str, page_url: str, tokens: int, *, profile: bool, slice_tokens: int
+) -> Result:
+    result = Result(source=source, tokens=tokens, slice_tokens=slice_tokens)
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     cdp = page.context.new_cdp_session(page)
     cdp.send("Performance.enable")
@@ -359,13 +427,20 @@ def run_one(browser: Any, source: str, page_url: str, tokens: int, *, profile: b
         cdp.send("Profiler.enable")
         cdp.send("Profiler.setSamplingInterval", {"interval": 200})
         cdp.send("Profiler.start")
-    run = timed_exchange(browser, page, cdp, "Stream the long answer.", 2, token_ids(tokens)[-1])
+    run = timed_exchange(
+        browser, page, cdp, "Stream the long answer.", 2, token_ids(tokens)[-1], slice_tokens
+    )
     if profile:
         result.profile_top = top_functions(cdp.send("Profiler.stop")["profile"])
     result.wall_ms = run.wall_ms
     result.script_ms = run.script_ms
     result.task_ms = run.task_ms
     result.trace_js_ms = run.trace_js_ms
+    result.slice_script_ms = run.slice_script_ms
+    result.slice_task_ms = run.slice_task_ms
+    expected_slices = tokens // slice_tokens if slice_tokens else 0
+    if len(run.slice_script_ms) != expected_slices:
+        result.notes.append(f"{len(run.slice_script_ms)} slices timed of {expected_slices}")
     result.longest_task_ms = round(max((w for w, _ in run.tasks), default=0.0), 1)
     result.longest_task_cpu_ms = round(max((c for _, c in run.tasks), default=0.0), 1)
     result.tasks_over_50 = sum(1 for w, _ in run.tasks if w > TARGET_TASK_MS)
@@ -379,7 +454,7 @@ def run_one(browser: Any, source: str, page_url: str, tokens: int, *, profile: b
     dom_text = page.eval_on_selector_all(
         ".gth-msg-assistant .gth-msg-content", "els => els[els.length - 1].textContent"
     )
-    result.on_screen = TOKEN_ID.findall(dom_text) == token_ids(tokens)
+    result.on_screen = token_pattern(tokens).findall(dom_text) == token_ids(tokens)
     counts = page.eval_on_selector_all(
         ".gth-event[data-type=TEXT_MESSAGE_CONTENT]", "els => els.map(e => Number(e.dataset.count))"
     )
@@ -444,7 +519,14 @@ def measure(args: argparse.Namespace) -> list[Result]:
                         )
                         files[f"/{source}.html"] = (page.encode(), "text/html; charset=utf-8")
                         url = f"{origin}/{source}.html"
-                        result = run_one(browser, source, url, args.tokens, profile=args.profile)
+                        result = run_one(
+                            browser,
+                            source,
+                            url,
+                            args.tokens,
+                            profile=args.profile,
+                            slice_tokens=args.slice_tokens,
+                        )
                         if source == "server":
                             thread = get_json(f"{base}gth/threads/{THREAD_ID}", token)
                             stored = [m for m in thread["messages"] if m["role"] == "assistant"]
@@ -461,21 +543,31 @@ def print_table(results: list[Result]) -> None:
     head = (
         f"{'source':<7} {'tokens':>6} {'wall ms':>7} {'longest task ms (CPU)':>21} "
         f"{'script ms':>9} {'task ms':>7} {'tasks >50 ms':>12} {'all tokens on screen':>20}"
-        "  no task > 50 ms"
+        f" {'first/last slice script ms':>26} {'ratio':>5}  targets"
     )
     print(head)
     print("-" * len(head))
     for r in results:
+        slices = (
+            f"{r.slice_script_ms[0]:.0f} / {r.slice_script_ms[-1]:.0f}"
+            if r.slice_script_ms
+            else "-"
+        )
+        ratio = f"{r.slice_ratio:.2f}" if r.slice_ratio is not None else "-"
         print(
             f"{r.source:<7} {r.tokens:>6} {r.wall_ms:>7.0f} "
             f"{f'{r.longest_task_ms:.1f} ({r.longest_task_cpu_ms:.1f})':>21} "
             f"{r.script_ms:>9.0f} {r.task_ms:>7.0f} {r.tasks_over_50:>12} "
-            f"{'yes' if r.on_screen else 'NO':>20}  {'PASS' if r.passed else 'FAIL'}"
+            f"{'yes' if r.on_screen else 'NO':>20} {slices:>26} {ratio:>5}  "
+            f"{'PASS' if r.passed else 'FAIL'}"
         )
     print(
         "wall: send to last paint; longest task: top-level slices of the page's main thread in a"
         " Chrome trace, wall time (the thread's CPU time); script/task: CDP ScriptDuration/"
-        "TaskDuration."
+        "TaskDuration; slices: script time (trace) of the first and last"
+        f" {results[0].slice_tokens:,} tokens, ratio last/first (target <="
+        f" {TARGET_SLICE_RATIO}); targets: every token on screen, no task >"
+        f" {TARGET_TASK_MS:.0f} ms, ratio."
     )
     for r in results:
         extra = [
@@ -489,13 +581,28 @@ def print_table(results: list[Result]) -> None:
         if r.stored_matches is not None:
             extra.append(f"stored answer {'==' if r.stored_matches else '!='} script")
         print(f"  {r.source}: " + "; ".join(extra + r.notes))
+        if r.slice_script_ms:
+            print(
+                f"    script ms per {r.slice_tokens:,} tokens: "
+                + " ".join(f"{v:.0f}" for v in r.slice_script_ms)
+            )
+            print(
+                f"    task ms per {r.slice_tokens:,} tokens:   "
+                + " ".join(f"{v:.0f}" for v in r.slice_task_ms)
+            )
         for row in r.profile_top:
             print(f"      {row['self_ms']:>8.1f} ms  {row['function']}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tokens", type=int, default=10_000)
+    parser.add_argument("--tokens", type=int, default=100_000)
+    parser.add_argument(
+        "--slice-tokens",
+        type=int,
+        default=10_000,
+        help="tokens per timed slice (the first and last are compared; 0: no slices)",
+    )
     parser.add_argument("--source", choices=["server", "replay", "both"], default="both")
     parser.add_argument("--replay-frames", type=int, default=100, help="frames per 16 ms chunk")
     parser.add_argument("--profile", action="store_true", help="CPU-profile an unminified bundle")
@@ -519,13 +626,17 @@ def main() -> int:
     out = {
         "tokens": args.tokens,
         "target_task_ms": TARGET_TASK_MS,
+        "target_slice_ratio": TARGET_SLICE_RATIO,
+        "slice_tokens": args.slice_tokens,
         "profile": args.profile,
         "replay_frames_per_chunk": args.replay_frames,
         "load_average": load,
         "platform": platform.platform(),
         "bundle": str(args.bundle),
         "bundle_bytes": args.bundle.stat().st_size,
-        "results": [asdict(r) | {"passed": r.passed} for r in results],
+        "results": [
+            asdict(r) | {"slice_ratio": r.slice_ratio, "passed": r.passed} for r in results
+        ],
     }
     RESULTS_PATH.write_text(json.dumps(out, indent=2) + "\n")
     print(f"saved {RESULTS_PATH.relative_to(REPO)}")
