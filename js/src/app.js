@@ -71,8 +71,13 @@ export function mount({ model, el, css, env = {} }) {
     const prompt = model.get("pending_prompt");
     if (disposed || !chat || !ready || chat.running || waitingTurn || typeof prompt !== "string" || !prompt.trim()) return;
     const { threadId, turnsOf } = ready;
-    // A reload, or a second view of this widget, never sends a turn the server already has.
-    if (ready.sent || !claim(turnId)) return clearPending();
+    if (ready.sent) {
+      // The cell's own prompt went out: this is a follow-up (`GthChat.ask`), sent like typed text.
+      void chat.send(prompt);
+      return clearPending();
+    }
+    // A second view of this widget never sends its turn again.
+    if (!claim(turnId)) return clearPending();
     waitingTurn = true;
     const choice = new AbortController();
     try {
@@ -175,6 +180,8 @@ export function mount({ model, el, css, env = {} }) {
       if (thread.messages.length) chat.setHistory(thread.messages);
       chat.restoreInterrupts(thread.interrupts); // approvals still waiting get their cards again
       sent = Boolean(turnId) && thread.turns.some((/** @type {any} */ t) => t.turnId === turnId);
+      // A reload never sends the turn again: a prompt left over from before it is dropped.
+      if (sent) clearPending();
     } catch (err) {
       view.addError("history_unavailable", `Could not load this conversation: ${/** @type {Error} */ (err).message}`);
     }

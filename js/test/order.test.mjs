@@ -152,13 +152,18 @@ test("a reload never sends a turn the server already has; cancel gives the next 
   await until(() => again.model.get("pending_prompt") === "", "stale prompt dropped");
   assert.equal(server.runs.length, 1);
   assert.match(again.el.querySelector(".gth-transcript").textContent, /hello/); // its own turn shown
+  // A later prompt from the kernel (GthChat.ask) is a follow-up in the same turn, sent at once.
+  again.model.set("pending_prompt", "follow up");
+  await until(() => server.runs.length === 2, "follow-up sent");
+  assert.deepEqual([server.runs[1].turn, server.runs[1].prompt], ["turn-r1", "follow up"]);
+  await until(() => again.el.querySelector(".gth-root").dataset.state === "idle", "idle");
 
   const blocked = widget(document, server.fetch, { turn_id: "turn-r3", after_turn: "turn-never", pending_prompt: "hello" });
   const next = widget(document, server.fetch, { turn_id: "turn-r4", after_turn: "turn-r3", pending_prompt: "next" });
   await until(() => blocked.el.querySelector(".gth-waiting-action"), "waiting with actions");
   const cancel = [...blocked.el.querySelectorAll(".gth-waiting-action")].find((b) => b.textContent === "Cancel");
   cancel.click();
-  await until(() => server.runs.length === 2, "the next cell goes", 2000);
+  await until(() => server.runs.length === 3, "the next cell goes", 2000);
   assert.deepEqual(server.runs.at(-1), { turn: "turn-r4", prompt: "next", id: server.runs.at(-1).id });
   assert.match(blocked.el.querySelector(".gth-transcript").textContent, /Not sent/);
   for (const w of [again, blocked, next]) w.cleanup();
