@@ -1,0 +1,303 @@
+"""Our own client of a live kernel: its own session id, replies routed by ``msg_id``, subshells.
+
+A :class:`KernelClient` wraps a ``jupyter_client`` :class:`AsyncKernelClient` opened from a
+connection (a connection-info dict or file, or a running kernel manager) with a **fresh session
+id**: reusing the notebook's client identity would take over its ROUTER socket and orphan it.
+
+One reader task per channel routes each message to the request whose ``msg_id`` is its parent, so
+several requests may be in flight at once (introspection on a subshell while agent code runs on
+the main shell). A request ends when both its ``status: idle`` (IOPub) and its reply (shell or
+control) have arrived, never on a timer alone. A timeout on the main shell interrupts the kernel
+and then waits a short while for the interrupted request to finish.
+
+Subshells (ipykernel 7, JEP 91) are used where ``kernel_info_reply.supported_features`` lists
+``"kernel subshells"``: ``create_subshell_request`` on the control channel gives a
+``subshell_id`` that goes into the header of shell requests. ``jupyter_client`` 8.10 has no
+subshell API, so those messages are built here. Where subshells are missing (or turned off), a
+request meant for a subshell runs on the main shell and :attr:`Execution.shell` says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from jupyter_client.asynchronous.client import AsyncKernelClient
+
+Shell = Literal["main", "subshell"]
+SUBSHELL_FEATURE = "kernel subshells"
+SETTLE_SECONDS = 5.0
+"""How long to wait, after an interrupt, for the interrupted request's reply and idle."""
+
+
+class KernelClientError(RuntimeError):
+    """A failure a caller can act on, with a stable ``code`` (snake_case)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class Execution:
+    """What one request produced: its reply, its IOPub outputs, and where and how it ran."""
+
+    msg_id: str
+    shell: Shell
+    reply: dict[str, Any] = field(default_factory=dict)
+    """The ``execute_reply`` content (empty when the reply never came)."""
+    outputs: list[dict[str, Any]] = field(default_factory=list)
+    """IOPub messages of this request, in order: ``{"msg_type": ..., "content": ...}``."""
+    timed_out: bool = False
+    interrupted: bool = False
+    completed: bool = False
+    """True when both the reply and ``status: idle`` arrived."""
+    elapsed: float = 0.0
+    note: str = ""
+
+
+@dataclass
+class _Pending:
+    queue: asyncio.Queue[tuple[str, dict[str, Any]]] = field(default_factory=asyncio.Queue)
+
+
+class KernelClient:
+    """An async client of one kernel, safe for concurrent requests (replies routed by msg_id)."""
+
+    def __init__(
+        self,
+        client: AsyncKernelClient,
+        *,
+        manager: Any = None,
+        use_subshells: bool = True,
+    ) -> None:
+        self._client = client
+        self._manager = manager
+        self._use_subshells = use_subshells
+        self._pending: dict[str, _Pending] = {}
+        self._readers: list[asyncio.Task[None]] = []
+        self._subshell_id: str | None = None
+        self._subshell_lock = asyncio.Lock()
+        self.kernel_info: dict[str, Any] = {}
+
+    @classmethod
+    def from_connection(
+        cls, connection: dict[str, Any] | str | Path, *, use_subshells: bool = True
+    ) -> KernelClient:
+        """A client for a connection-info dict or connection file, with a new session id."""
+        client = AsyncKernelClient()
+        if isinstance(connection, dict):
+            client.load_connection_info(connection)  # type: ignore[arg-type]
+        else:
+            client.load_connection_file(str(connection))
+        return cls(client, use_subshells=use_subshells)
+
+    @classmethod
+    def from_manager(cls, manager: Any, *, use_subshells: bool = True) -> KernelClient:
+        """A client for a running kernel manager's kernel; the manager is used to interrupt it.
+
+        The manager's own session (``manager.client()`` shares it) is deliberately not used.
+        """
+        client = AsyncKernelClient()
+        client.load_connection_info(manager.get_connection_info(session=False))
+        return cls(client, manager=manager, use_subshells=use_subshells)
+
+    @property
+    def session_id(self) -> str:
+        """This client's own session id (never the notebook's)."""
+        return str(self._client.session.session)
+
+    @property
+    def subshells_supported(self) -> bool:
+        """Whether the kernel advertises subshells (known after :meth:`start`)."""
+        features = self.kernel_info.get("supported_features", [])
+        return SUBSHELL_FEATURE in features
+
+    async def start(self, timeout: float = 30.0) -> None:
+        """Open the channels, wait for the kernel, and read its ``kernel_info_reply``."""
+        self._client.start_channels()
+        await self._client.wait_for_ready(timeout=timeout)
+        for name in ("iopub", "shell", "control"):
+            channel = getattr(self._client, f"{name}_channel")
+            self._readers.append(asyncio.create_task(self._read(name, channel)))
+        msg = self._client.session.msg("kernel_info_request", {})
+        reply = await self._request("shell", msg, timeout)
+        self.kernel_info = reply.get("content", {})
+
+    async def close(self) -> None:
+        """Delete our subshell, stop the readers and close the channels."""
+        if self._subshell_id is not None:
+            msg = self._client.session.msg(
+                "delete_subshell_request", {"subshell_id": self._subshell_id}
+            )
+            with contextlib.suppress(Exception):
+                await self._request("control", msg, 2.0)
+            self._subshell_id = None
+        for task in self._readers:
+            task.cancel()
+        for task in self._readers:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._readers.clear()
+        self._client.stop_channels()
+
+    async def __aenter__(self) -> KernelClient:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def interrupt(self) -> None:
+        """Interrupt the kernel (kernel-wide: a running user cell stops too)."""
+        if self._manager is not None:
+            await _maybe_await(self._manager.interrupt_kernel())
+            return
+        msg = self._client.session.msg("interrupt_request", {})
+        with contextlib.suppress(asyncio.TimeoutError):
+            await self._request("control", msg, SETTLE_SECONDS)
+
+    async def execute(
+        self,
+        code: str,
+        *,
+        shell: Shell = "main",
+        silent: bool = False,
+        store_history: bool = False,
+        user_expressions: dict[str, str] | None = None,
+        timeout: float = 30.0,
+        interrupt_on_timeout: bool = True,
+    ) -> Execution:
+        """Run ``code``; collect its outputs and reply by ``msg_id`` until idle and replied.
+
+        ``stop_on_error`` is always false, so a failing request never aborts the user's queued
+        cells. On the main shell a timeout interrupts the kernel unless ``interrupt_on_timeout``
+        is false; on a subshell it never does (an interrupt cannot stop a subshell thread, but
+        it would stop the user's cell).
+        """
+        subshell_id: str | None = None
+        note = ""
+        if shell == "subshell":
+            subshell_id = await self._subshell()
+            if subshell_id is None:
+                note = (
+                    "subshells are turned off; ran on the main shell"
+                    if not self._use_subshells
+                    else "the kernel has no subshells; ran on the main shell (it may queue)"
+                )
+        content = {
+            "code": code,
+            "silent": silent,
+            "store_history": store_history and not silent,
+            "user_expressions": user_expressions or {},
+            "allow_stdin": False,
+            "stop_on_error": False,
+        }
+        msg = self._client.session.msg("execute_request", content)
+        if subshell_id is not None:
+            msg["header"]["subshell_id"] = subshell_id
+        used: Shell = "subshell" if subshell_id is not None else "main"
+        interrupt = interrupt_on_timeout and used == "main"
+        execution = await self._collect(msg, used, timeout, interrupt)
+        execution.note = "; ".join(n for n in (note, execution.note) if n)
+        return execution
+
+    async def _subshell(self) -> str | None:
+        if not self._use_subshells or not self.subshells_supported:
+            return None
+        async with self._subshell_lock:
+            if self._subshell_id is None:
+                msg = self._client.session.msg("create_subshell_request", {})
+                reply = await self._request("control", msg, 10.0)
+                self._subshell_id = str(reply["content"]["subshell_id"])
+            return self._subshell_id
+
+    async def _collect(
+        self, msg: dict[str, Any], shell: Shell, timeout: float, interrupt: bool
+    ) -> Execution:
+        msg_id = str(msg["header"]["msg_id"])
+        execution = Execution(msg_id=msg_id, shell=shell)
+        pending = self._register(msg_id)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        deadline = started + timeout
+        idle = replied = False
+        try:
+            self._client.shell_channel.send(msg)
+            while not (idle and replied):
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    if execution.timed_out or not interrupt:
+                        execution.timed_out = True
+                        break
+                    execution.timed_out = execution.interrupted = True
+                    await self.interrupt()
+                    deadline = loop.time() + SETTLE_SECONDS
+                    continue
+                try:
+                    channel, message = await asyncio.wait_for(pending.queue.get(), remaining)
+                except asyncio.TimeoutError:
+                    continue
+                msg_type = message["header"]["msg_type"]
+                if channel == "shell":
+                    execution.reply = message["content"]
+                    replied = True
+                elif msg_type == "status":
+                    idle = idle or message["content"].get("execution_state") == "idle"
+                elif channel == "iopub" and msg_type != "execute_input":
+                    execution.outputs.append({"msg_type": msg_type, "content": message["content"]})
+        finally:
+            self._pending.pop(msg_id, None)
+        execution.completed = idle and replied
+        execution.elapsed = loop.time() - started
+        if execution.timed_out:
+            execution.note = (
+                f"timed out after {timeout:g} s; the kernel was interrupted"
+                if execution.interrupted
+                else f"timed out after {timeout:g} s on the {shell} shell (not interrupted)"
+            )
+        return execution
+
+    async def _request(self, channel: str, msg: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """Send one request on shell or control and return its reply message."""
+        msg_id = str(msg["header"]["msg_id"])
+        pending = self._register(msg_id)
+        try:
+            getattr(self._client, f"{channel}_channel").send(msg)
+            deadline = time.monotonic() + timeout
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise KernelClientError(
+                        "kernel_timeout", f"no {msg['header']['msg_type']} reply in {timeout:g} s"
+                    )
+                try:
+                    source, message = await asyncio.wait_for(pending.queue.get(), remaining)
+                except asyncio.TimeoutError:
+                    continue
+                if source == channel:
+                    return message
+        finally:
+            self._pending.pop(msg_id, None)
+
+    def _register(self, msg_id: str) -> _Pending:
+        pending = _Pending()
+        self._pending[msg_id] = pending
+        return pending
+
+    async def _read(self, name: str, channel: Any) -> None:
+        while True:
+            message: dict[str, Any] = await channel.get_msg()
+            parent = message.get("parent_header") or {}
+            pending = self._pending.get(str(parent.get("msg_id", "")))
+            if pending is not None:
+                pending.queue.put_nowait((name, message))
+
+
+async def _maybe_await(value: Any) -> None:
+    if asyncio.iscoroutine(value) or isinstance(value, asyncio.Future):
+        await value

@@ -1,0 +1,134 @@
+"""``run_python``: run code on the kernel's main shell and shape what it produced for a model.
+
+The code runs as a cell would (on the main thread, where matplotlib and most user code expect to
+be) but without entering the history or bumping the execution count, and with ``stop_on_error``
+off so a failure never aborts the user's queued cells. The answer separates what a model reads
+(stdout, stderr, the last expression's ``text/plain``, the error and its traceback with ANSI
+escapes stripped) from images (``image/png`` as base64, kept apart so the text never carries
+them). Text is capped keeping its head and tail. A timeout interrupts the kernel and says so.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from gth_jupyter.kernel.client import Execution, KernelClient
+
+MAX_TEXT = 20_000
+MAX_IMAGES = 4
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*(\x07|\x1b\\)")
+Status = Literal["ok", "error", "timeout"]
+
+
+@dataclass
+class Image:
+    """A rich output image: its MIME type and base64 data, kept apart from the text."""
+
+    mime_type: str
+    data: str
+
+
+@dataclass
+class RunResult:
+    """What ``run_python`` returns: text for the model, images apart, and how the run ended."""
+
+    status: Status
+    stdout: str = ""
+    stderr: str = ""
+    result: str | None = None
+    """The last expression's value (``execute_result`` ``text/plain``)."""
+    displays: list[str] = field(default_factory=list)
+    """``text/plain`` of ``display_data`` outputs (for a figure: ``<Figure size ...>``)."""
+    images: list[Image] = field(default_factory=list)
+    error: dict[str, Any] | None = None
+    """``{"ename", "evalue", "traceback"}``, the traceback ANSI-free and capped."""
+    timed_out: bool = False
+    interrupted: bool = False
+    note: str = ""
+    elapsed: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able form (images included)."""
+        return asdict(self)
+
+
+def strip_ansi(text: str) -> str:
+    """Removes ANSI colour and cursor escapes (IPython colours its tracebacks)."""
+    return _ANSI.sub("", text)
+
+
+def cap(text: str, limit: int = MAX_TEXT) -> str:
+    """Keeps the head and tail of ``text`` within ``limit`` characters, saying what was cut."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    cut = len(text) - 2 * half
+    return f"{text[:half]}\n… [{cut} characters cut] …\n{text[-half:]}"
+
+
+def shape(execution: Execution, *, max_text: int = MAX_TEXT) -> RunResult:
+    """Turns a main-shell :class:`Execution` into a :class:`RunResult`."""
+    stdout: list[str] = []
+    stderr: list[str] = []
+    result: str | None = None
+    displays: list[str] = []
+    images: list[Image] = []
+    error: dict[str, Any] | None = None
+    dropped = 0
+    for output in execution.outputs:
+        kind, content = output["msg_type"], output["content"]
+        if kind == "stream":
+            (stderr if content.get("name") == "stderr" else stdout).append(content["text"])
+        elif kind in ("execute_result", "display_data"):
+            data = content.get("data", {})
+            if "image/png" in data:
+                if len(images) < MAX_IMAGES:
+                    images.append(Image("image/png", str(data["image/png"]).strip()))
+                else:
+                    dropped += 1
+            text = data.get("text/plain")
+            if kind == "execute_result":
+                result = cap(strip_ansi(str(text)), max_text) if text is not None else None
+            elif text is not None:
+                displays.append(cap(strip_ansi(str(text)), 2000))
+        elif kind == "error":
+            error = _error(content, max_text)
+    reply = execution.reply
+    if error is None and reply.get("status") == "error":
+        error = _error(reply, max_text)
+    status: Status = "timeout" if execution.timed_out else ("error" if error else "ok")
+    notes = [execution.note] if execution.note else []
+    if dropped:
+        notes.append(f"{dropped} more image(s) left out")
+    return RunResult(
+        status=status,
+        stdout=cap(strip_ansi("".join(stdout)), max_text),
+        stderr=cap(strip_ansi("".join(stderr)), max_text),
+        result=result,
+        displays=displays,
+        images=images,
+        error=error,
+        timed_out=execution.timed_out,
+        interrupted=execution.interrupted,
+        note="; ".join(notes),
+        elapsed=execution.elapsed,
+    )
+
+
+def _error(content: dict[str, Any], max_text: int) -> dict[str, Any]:
+    traceback = "\n".join(strip_ansi(str(line)) for line in content.get("traceback", []))
+    return {
+        "ename": str(content.get("ename", "")),
+        "evalue": cap(strip_ansi(str(content.get("evalue", ""))), 2000),
+        "traceback": cap(traceback, max_text),
+    }
+
+
+async def run_python(
+    client: KernelClient, code: str, *, timeout: float = 60.0, max_text: int = MAX_TEXT
+) -> RunResult:
+    """Runs ``code`` on the main shell; a timeout interrupts the kernel and is reported."""
+    execution = await client.execute(code, shell="main", silent=False, timeout=timeout)
+    return shape(execution, max_text=max_text)

@@ -1,0 +1,68 @@
+"""run_python: output, last value, errors, images, caps and a timeout that interrupts."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from gth_jupyter.kernel import KernelClient, run_python
+from gth_jupyter.kernel.execute import cap, strip_ansi
+
+
+async def test_stdout_stderr_and_the_last_value(kernel: KernelClient) -> None:
+    result = await run_python(
+        kernel, "import sys\nprint('out')\nprint('err', file=sys.stderr)\n6 * 7"
+    )
+    assert result.status == "ok"
+    assert (result.stdout, result.stderr, result.result) == ("out\n", "err\n", "42")
+    assert result.images == [] and result.error is None
+
+
+async def test_an_error_comes_back_with_a_plain_traceback(kernel: KernelClient) -> None:
+    result = await run_python(kernel, "def agent_f():\n    return 1 / 0\nagent_f()")
+    assert result.status == "error" and result.error is not None
+    assert result.error["ename"] == "ZeroDivisionError"
+    assert "\x1b" not in result.error["traceback"]
+    assert "agent_f" in result.error["traceback"]
+    assert (await run_python(kernel, "2 + 2")).result == "4"
+
+
+async def test_long_output_keeps_head_and_tail(kernel: KernelClient) -> None:
+    code = "print('HEAD' + 'x' * 50000 + 'TAIL')"
+    result = await run_python(kernel, code, max_text=1000)
+    assert result.stdout.startswith("HEAD") and result.stdout.rstrip().endswith("TAIL")
+    assert len(result.stdout) < 1100 and "characters cut" in result.stdout
+
+
+async def test_a_matplotlib_figure_comes_back_as_a_png(kernel: KernelClient) -> None:
+    pytest.importorskip("matplotlib")
+    code = (
+        "%matplotlib inline\n"
+        "import matplotlib.pyplot as agent_plt\n"
+        "agent_plt.plot([1, 2, 3], [3, 1, 2])\n"
+        "agent_plt.show()"
+    )
+    result = await run_python(kernel, code)
+    assert result.status == "ok", result.error
+    assert len(result.images) == 1 and result.images[0].mime_type == "image/png"
+    assert base64.b64decode(result.images[0].data).startswith(b"\x89PNG")
+    assert all("iVBOR" not in text for text in [result.stdout, *result.displays])
+
+
+async def test_a_timeout_interrupts_the_kernel_and_leaves_it_usable(
+    kernel: KernelClient,
+) -> None:
+    result = await run_python(kernel, "import time\ntime.sleep(30)", timeout=1.0)
+    assert result.status == "timeout" and result.timed_out and result.interrupted
+    assert "interrupted" in result.note
+    assert result.error is not None and result.error["ename"] == "KeyboardInterrupt"
+    assert result.elapsed < 8
+    assert (await run_python(kernel, "'still here'")).result == "'still here'"
+
+
+def test_cap_and_strip_ansi() -> None:
+    assert cap("abc", 10) == "abc"
+    capped = cap("a" * 50 + "b" * 50, 20)
+    assert capped.startswith("a" * 10) and capped.endswith("b" * 10) and "80 characters" in capped
+    assert strip_ansi("\x1b[0;31mError\x1b[0m") == "Error"
