@@ -5,7 +5,7 @@
 
 import { randomUUID } from "@ag-ui/client";
 import { ChatController } from "./chat.js";
-import { announce, claim, giveUp, waitForTurn, waitOutBusy } from "./order.js";
+import { announce, claim, giveUp, onNews, waitForTurn, waitOutBusy } from "./order.js";
 import { createRegistry } from "./tools/registry.js";
 import { TranscriptView } from "./transcript.js";
 import { chooseTransport, createBackend, httpFetch, resolveBaseUrl } from "./transport.js";
@@ -58,6 +58,8 @@ export function mount({ model, el, css, env = {} }) {
   /** @type {{ threadId: string, turnsOf: (turn: string) => Promise<any[] | null>, sent: boolean } | null} */
   let ready = null;
   let waitingTurn = false;
+  /** @type {() => void} */
+  let stopNews = () => {};
   const clearPending = () => {
     model.set("pending_prompt", "");
     model.save_changes?.();
@@ -160,7 +162,7 @@ export function mount({ model, el, css, env = {} }) {
     chat.on((e) => view.handle(e));
     chat.on((e) => {
       if (e.type !== "run-state" || e.running) return;
-      announce(threadId); // the next cell of this page may be waiting for this turn
+      announce(threadId, gone); // the next cell of this page may be waiting for this turn
       void sendPending();
     });
     // The agent's info carries the hosts whose images load at once (`a2ui.imageHosts`). Asked
@@ -188,6 +190,17 @@ export function mount({ model, el, css, env = {} }) {
     // After the history, which rebuilds the transcript.
     for (const e of registry.errors) view.addNote(`Browser tool '${e.name}' is not available: ${e.message}`, "warning");
     ready = { threadId, turnsOf: async (turn) => (await backend.history(threadId, turn)).turns, sent };
+    if (!turnId) {
+      // `%gth` alone shows the whole thread: it follows the turns other cells of this page run.
+      const refresh = async () => {
+        if (disposed || !chat || chat.running) return;
+        const thread = await backend.history(threadId).catch(() => null);
+        if (disposed || !thread || chat.running) return;
+        chat.setHistory(thread.messages);
+        chat.restoreInterrupts(thread.interrupts);
+      };
+      stopNews = onNews(threadId, () => void refresh(), gone);
+    }
     view.setReady(true, threadId);
     void sendPending();
   })().catch((err) => view.addError("widget_error", String(err?.message || err)));
@@ -195,6 +208,7 @@ export function mount({ model, el, css, env = {} }) {
   return () => {
     disposed = true;
     gone.abort();
+    stopNews();
     chat?.stop();
     model.off("change:model_label", showTraits);
     model.off("change:offline", showTraits);

@@ -14,9 +14,25 @@ const givenUp = new Set();
 /** Turns a view of this page has started sending (two views of one widget send once). */
 const claimed = new Set();
 
-/** Tell waiting widgets of this page that something changed on `threadId`. */
-export function announce(/** @type {string} */ threadId) {
-  bus.dispatchEvent(new CustomEvent("turn", { detail: { threadId } }));
+/**
+ * Tell waiting widgets of this page that something changed on `threadId`.
+ * @param {string} threadId @param {unknown} [source] the widget it comes from
+ */
+export function announce(threadId, source) {
+  bus.dispatchEvent(new CustomEvent("turn", { detail: { threadId, source } }));
+}
+
+/**
+ * Call `fn` whenever a run on `threadId` ends in this page in another widget than `self`.
+ * @param {string} threadId @param {() => void} fn @param {unknown} [self]
+ * @returns {() => void} stop listening
+ */
+export function onNews(threadId, fn, self) {
+  const listener = (/** @type {any} */ e) => {
+    if (e.detail?.threadId === threadId && (self === undefined || e.detail?.source !== self)) fn();
+  };
+  bus.addEventListener("turn", listener);
+  return () => bus.removeEventListener("turn", listener);
 }
 
 /** The prompt of `turnId` will never be sent: the cell after it may go. */

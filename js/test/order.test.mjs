@@ -91,8 +91,8 @@ function threadServer(replies) {
     if (url.includes("gth/threads/")) {
       const turn = new URL(url, "http://x").searchParams.get("turn");
       const turns = runs.map((r) => ({ turnId: r.turn, done: done.has(r.turn) }));
-      const mine = runs.filter((r) => r.turn === turn).map((r) => ({ id: r.id, role: "user", content: r.prompt }));
-      return Response.json({ threadId: "t", messages: turn ? mine : [], turns });
+      const asMessages = (list) => list.flatMap((r) => [{ id: r.id, role: "user", content: r.prompt }, ...(done.has(r.turn) ? [{ id: `m-${r.turn}`, role: "assistant", content: replies[r.prompt] ?? "?" }] : [])]);
+      return Response.json({ threadId: "t", messages: asMessages(turn ? runs.filter((r) => r.turn === turn) : runs), turns });
     }
     if (url.endsWith("/run")) {
       const body = JSON.parse(init.body);
@@ -167,4 +167,18 @@ test("a reload never sends a turn the server already has; cancel gives the next 
   assert.deepEqual(server.runs.at(-1), { turn: "turn-r4", prompt: "next", id: server.runs.at(-1).id });
   assert.match(blocked.el.querySelector(".gth-transcript").textContent, /Not sent/);
   for (const w of [again, blocked, next]) w.cleanup();
+});
+
+test("%gth alone follows the turns the cells of its page run", async () => {
+  const { document } = makeDom();
+  const server = threadServer({ hello: "Hi!" });
+  const chat = widget(document, server.fetch, { turn_id: "", pending_prompt: "" });
+  await until(() => chat.el.querySelector(".gth-root").dataset.ready === "true", "chat ready");
+  assert.equal(chat.el.querySelectorAll(".gth-msg").length, 0);
+  const cell = widget(document, server.fetch, { turn_id: "turn-c1", pending_prompt: "hello" });
+  await until(() => cell.el.querySelector("[data-message-id=m-turn-c1]"), "cell answered");
+  await until(() => chat.el.querySelector("[data-message-id=m-turn-c1]"), "the chat shows it too");
+  assert.match(chat.el.querySelector(".gth-transcript").textContent, /hello[\s\S]*Hi!/);
+  cell.cleanup();
+  chat.cleanup();
 });

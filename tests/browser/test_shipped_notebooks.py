@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from browser_harness import CHROMIUM, STEP_MS, JupyterServer, NotebookPage, transcript
+from browser_harness import CHROMIUM, STEP_MS, JupyterServer, NotebookPage
 from playwright.sync_api import expect
 
 from gth_jupyter.config._jsonc import loads
@@ -61,9 +61,12 @@ def test_quickstart_run_all(jupyter: JupyterServer, notebook: NotebookPage) -> N
         expect(root).to_have_attribute("data-state", "idle", timeout=STEP_MS)
     # Each cell shows its own turn: one user message each.
     for root, prompt in ((hello, "Hello!"), (photo, "Take a photo"), (form, "sign-up form")):
-        users = [t for r, t in transcript(root) if r == "user"]
+        # textContent: a cell scrolled out of view is not laid out, so innerText would be empty.
+        users = root.locator(".gth-msg-user .gth-msg-content").all_text_contents()
         assert len(users) == 1 and prompt in users[0], users
     expect(chat).to_have_attribute("data-ready", "true")
+    # %gth alone follows the thread as the cells above it run.
+    expect(chat.locator(".gth-msg-user")).to_have_count(3, timeout=STEP_MS)
     # The Session cell printed the demo's answer (it waited for the widgets' turns).
     session_out = notebook.cells.last.locator(".jp-OutputArea-output")
     expect(session_out.first).to_contain_text("model", timeout=STEP_MS)
