@@ -119,7 +119,9 @@ class KernelClient:
 
     async def start(self, timeout: float = 30.0) -> None:
         """Open the channels, wait for the kernel, and read its ``kernel_info_reply``."""
-        self._client.start_channels()
+        # No heartbeat: a fresh heartbeat misses beats on a loaded machine and wait_for_ready
+        # then reports a live kernel as dead; readiness is the kernel_info reply itself.
+        self._client.start_channels(hb=False)
         await self._client.wait_for_ready(timeout=timeout)
         for name in ("iopub", "shell", "control"):
             channel = getattr(self._client, f"{name}_channel")
