@@ -1,7 +1,8 @@
 """``list_variables`` and ``describe_variable``: read-only looks at the kernel's live namespace.
 
-The work is done by :mod:`gth_jupyter.kernel._inspector`, whose source is sent as a string and
-executed in a fresh private dict inside one ``user_expressions`` entry of a silent, empty
+The work is done by :mod:`gth_jupyter.kernel._inspector`, whose source is sent as a string,
+compiled once per kernel into a private module (kept in ``sys.modules``, never in the user's
+namespace) and called from one ``user_expressions`` entry of a silent, empty
 ``execute_request``. So nothing is shown to the user, the execution count and history are left
 alone, no name is added to the user's namespace, and no output stream is involved (output from
 subshell threads can be routed wrongly). Arguments travel as a JSON literal: a variable name is
@@ -15,6 +16,7 @@ runs; elsewhere it queues on the main shell and :attr:`Introspection.shell` says
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import keyword
 from dataclasses import dataclass
@@ -28,6 +30,7 @@ DATA_CONTEXTS: tuple[DataContext, ...] = ("schema", "sample", "full")
 DEFAULT_LIMIT = 50
 _SOURCE = (Path(__file__).parent / "_inspector.py").read_text(encoding="utf-8")
 _KEY = "gth"
+_MODULE = "gth_jupyter_inspector_" + hashlib.sha256(_SOURCE.encode()).hexdigest()[:12]
 
 
 @dataclass
@@ -52,12 +55,19 @@ def valid_name(name: str) -> bool:
 
 
 def expression(arguments: dict[str, Any]) -> str:
-    """The one expression evaluated in the user namespace; it leaves no names behind."""
+    """The one expression evaluated in the user namespace; it leaves no names behind.
+
+    The inspector is compiled once per kernel process and kept as a module in ``sys.modules``
+    under a key that carries a hash of its source (never in the user's namespace).
+    """
+    build = (
+        f"(lambda __t: (exec(compile({_SOURCE!r}, '<gth-inspector>', 'exec'), __t.__dict__),"
+        f" __import__('sys').modules.setdefault({_MODULE!r}, __t))[1])"
+        f"(__import__('types').ModuleType({_MODULE!r}))"
+    )
     return (
-        "(lambda __g, __ns: (exec(compile(__g['src'], '<gth-inspector>', 'exec'), __g),"
-        " __g['run'](__ns, __g['args']))[1])"
-        f"({{'src': {_SOURCE!r}, 'args': {json.dumps(arguments)!r},"
-        " '__name__': 'gth_inspector'}, globals())"
+        f"(__import__('sys').modules.get({_MODULE!r}) or {build})"
+        f".run(globals(), {json.dumps(arguments)!r})"
     )
 
 
