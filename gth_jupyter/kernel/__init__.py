@@ -9,7 +9,7 @@ code on the main shell and shapes its outputs for a model (text capped, images a
 This package knows ``jupyter_client`` and nothing of the agent, its transports or its hosts.
 """
 
-from gth_jupyter.kernel.client import Execution, KernelClient, KernelClientError
+from gth_jupyter.kernel.client import Execution, KernelClient
 from gth_jupyter.kernel.execute import Image, RunResult, run_python
 from gth_jupyter.kernel.introspect import (
     DataContext,
@@ -17,6 +17,7 @@ from gth_jupyter.kernel.introspect import (
     describe_variable,
     list_variables,
 )
+from gth_jupyter.kernel.router import KernelClientError
 
 __all__ = [
     "DataContext",

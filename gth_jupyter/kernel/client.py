@@ -4,11 +4,11 @@ A :class:`KernelClient` wraps a ``jupyter_client`` :class:`AsyncKernelClient` op
 connection (a connection-info dict or file, or a running kernel manager) with a **fresh session
 id**: reusing the notebook's client identity would take over its ROUTER socket and orphan it.
 
-One reader task per channel routes each message to the request whose ``msg_id`` is its parent, so
-several requests may be in flight at once (introspection on a subshell while agent code runs on
-the main shell). A request ends when both its ``status: idle`` (IOPub) and its reply (shell or
-control) have arrived, never on a timer alone. A timeout on the main shell interrupts the kernel
-and then waits a short while for the interrupted request to finish.
+A :class:`~gth_jupyter.kernel.router.Router` hands each message to the request whose ``msg_id``
+is its parent, so several requests may be in flight at once (introspection on a subshell while
+agent code runs on the main shell). A request ends when both its ``status: idle`` (IOPub) and
+its reply (shell or control) have arrived, never on a timer alone. A timeout on the main shell
+interrupts the kernel and then waits a short while for the interrupted request to finish.
 
 Subshells (ipykernel 7, JEP 91) are used where ``kernel_info_reply.supported_features`` lists
 ``"kernel subshells"``: ``create_subshell_request`` on the control channel gives a
@@ -21,25 +21,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from jupyter_client.asynchronous.client import AsyncKernelClient
 
+from gth_jupyter.kernel.router import Router
+
 Shell = Literal["main", "subshell"]
 SUBSHELL_FEATURE = "kernel subshells"
 SETTLE_SECONDS = 5.0
 """How long to wait, after an interrupt, for the interrupted request's reply and idle."""
-
-
-class KernelClientError(RuntimeError):
-    """A failure a caller can act on, with a stable ``code`` (snake_case)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 @dataclass
@@ -60,11 +53,6 @@ class Execution:
     note: str = ""
 
 
-@dataclass
-class _Pending:
-    queue: asyncio.Queue[tuple[str, dict[str, Any]]] = field(default_factory=asyncio.Queue)
-
-
 class KernelClient:
     """An async client of one kernel, safe for concurrent requests (replies routed by msg_id)."""
 
@@ -78,8 +66,7 @@ class KernelClient:
         self._client = client
         self._manager = manager
         self._use_subshells = use_subshells
-        self._pending: dict[str, _Pending] = {}
-        self._readers: list[asyncio.Task[None]] = []
+        self._router = Router(client)
         self._subshell_id: str | None = None
         self._subshell_lock = asyncio.Lock()
         self.kernel_info: dict[str, Any] = {}
@@ -123,11 +110,9 @@ class KernelClient:
         # then reports a live kernel as dead; readiness is the kernel_info reply itself.
         self._client.start_channels(hb=False)
         await self._client.wait_for_ready(timeout=timeout)
-        for name in ("iopub", "shell", "control"):
-            channel = getattr(self._client, f"{name}_channel")
-            self._readers.append(asyncio.create_task(self._read(name, channel)))
+        self._router.start()
         msg = self._client.session.msg("kernel_info_request", {})
-        reply = await self._request("shell", msg, timeout)
+        reply = await self._router.request("shell", msg, timeout)
         self.kernel_info = reply.get("content", {})
 
     async def close(self) -> None:
@@ -137,14 +122,9 @@ class KernelClient:
                 "delete_subshell_request", {"subshell_id": self._subshell_id}
             )
             with contextlib.suppress(Exception):
-                await self._request("control", msg, 2.0)
+                await self._router.request("control", msg, 2.0)
             self._subshell_id = None
-        for task in self._readers:
-            task.cancel()
-        for task in self._readers:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._readers.clear()
+        await self._router.stop()
         self._client.stop_channels()
 
     async def __aenter__(self) -> KernelClient:
@@ -161,7 +141,7 @@ class KernelClient:
             return
         msg = self._client.session.msg("interrupt_request", {})
         with contextlib.suppress(asyncio.TimeoutError):
-            await self._request("control", msg, SETTLE_SECONDS)
+            await self._router.request("control", msg, SETTLE_SECONDS)
 
     async def execute(
         self,
@@ -179,8 +159,28 @@ class KernelClient:
         ``stop_on_error`` is always false, so a failing request never aborts the user's queued
         cells. On the main shell a timeout interrupts the kernel unless ``interrupt_on_timeout``
         is false; on a subshell it never does (an interrupt cannot stop a subshell thread, but
-        it would stop the user's cell).
+        it would stop the user's cell). A subshell the kernel no longer knows (after a restart)
+        is created again, once.
         """
+        for _attempt in range(2):
+            execution = await self._execute_once(
+                code, shell, silent, store_history, user_expressions, timeout, interrupt_on_timeout
+            )
+            if execution.reply.get("ename") != "UnknownSubshellError":
+                break
+            self._subshell_id = None  # the kernel restarted: make a new subshell, once
+        return execution
+
+    async def _execute_once(
+        self,
+        code: str,
+        shell: Shell,
+        silent: bool,
+        store_history: bool,
+        user_expressions: dict[str, str] | None,
+        timeout: float,
+        interrupt_on_timeout: bool,
+    ) -> Execution:
         subshell_id: str | None = None
         note = ""
         if shell == "subshell":
@@ -214,7 +214,7 @@ class KernelClient:
         async with self._subshell_lock:
             if self._subshell_id is None:
                 msg = self._client.session.msg("create_subshell_request", {})
-                reply = await self._request("control", msg, 10.0)
+                reply = await self._router.request("control", msg, 10.0)
                 self._subshell_id = str(reply["content"]["subshell_id"])
             return self._subshell_id
 
@@ -223,13 +223,12 @@ class KernelClient:
     ) -> Execution:
         msg_id = str(msg["header"]["msg_id"])
         execution = Execution(msg_id=msg_id, shell=shell)
-        pending = self._register(msg_id)
         loop = asyncio.get_running_loop()
         started = loop.time()
         deadline = started + timeout
         idle = replied = False
-        try:
-            self._client.shell_channel.send(msg)
+        with self._router.route(msg) as queue:
+            self._router.send("shell", msg)
             while not (idle and replied):
                 remaining = deadline - loop.time()
                 if remaining <= 0:
@@ -241,7 +240,7 @@ class KernelClient:
                     deadline = loop.time() + SETTLE_SECONDS
                     continue
                 try:
-                    channel, message = await asyncio.wait_for(pending.queue.get(), remaining)
+                    channel, message = await asyncio.wait_for(queue.get(), remaining)
                 except asyncio.TimeoutError:
                     continue
                 msg_type = message["header"]["msg_type"]
@@ -252,8 +251,6 @@ class KernelClient:
                     idle = idle or message["content"].get("execution_state") == "idle"
                 elif channel == "iopub" and msg_type != "execute_input":
                     execution.outputs.append({"msg_type": msg_type, "content": message["content"]})
-        finally:
-            self._pending.pop(msg_id, None)
         execution.completed = idle and replied
         execution.elapsed = loop.time() - started
         if execution.timed_out:
@@ -263,41 +260,6 @@ class KernelClient:
                 else f"timed out after {timeout:g} s on the {shell} shell (not interrupted)"
             )
         return execution
-
-    async def _request(self, channel: str, msg: dict[str, Any], timeout: float) -> dict[str, Any]:
-        """Send one request on shell or control and return its reply message."""
-        msg_id = str(msg["header"]["msg_id"])
-        pending = self._register(msg_id)
-        try:
-            getattr(self._client, f"{channel}_channel").send(msg)
-            deadline = time.monotonic() + timeout
-            while True:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise KernelClientError(
-                        "kernel_timeout", f"no {msg['header']['msg_type']} reply in {timeout:g} s"
-                    )
-                try:
-                    source, message = await asyncio.wait_for(pending.queue.get(), remaining)
-                except asyncio.TimeoutError:
-                    continue
-                if source == channel:
-                    return message
-        finally:
-            self._pending.pop(msg_id, None)
-
-    def _register(self, msg_id: str) -> _Pending:
-        pending = _Pending()
-        self._pending[msg_id] = pending
-        return pending
-
-    async def _read(self, name: str, channel: Any) -> None:
-        while True:
-            message: dict[str, Any] = await channel.get_msg()
-            parent = message.get("parent_header") or {}
-            pending = self._pending.get(str(parent.get("msg_id", "")))
-            if pending is not None:
-                pending.queue.put_nowait((name, message))
 
 
 async def _maybe_await(value: Any) -> None:

@@ -59,3 +59,24 @@ async def test_a_busy_main_shell_times_out_introspection_without_an_interrupt(
         answer = await list_variables(client, shell="main", timeout=0.3)
         assert answer.error == "kernel_busy"
         assert (await cell).result == "'done'", "the user's cell was interrupted"
+
+
+async def test_a_kernel_restart_gets_a_new_subshell(
+    manager: AsyncKernelManager, kernel: KernelClient
+) -> None:
+    assert (await list_variables(kernel)).shell == "subshell"
+    await manager.restart_kernel(now=True)
+    await run_python(kernel, "after_restart = 1", timeout=30)
+    answer = await list_variables(kernel)
+    assert answer.shell == "subshell", answer.data
+    assert [v["name"] for v in answer.data["variables"]] == ["after_restart"]
+
+
+async def test_without_a_manager_a_timeout_interrupts_by_message(
+    manager: AsyncKernelManager,
+) -> None:
+    async with KernelClient.from_connection(manager.connection_file) as client:
+        result = await run_python(client, "import time\ntime.sleep(30)", timeout=1.0)
+        assert result.interrupted and result.error is not None
+        assert result.error["ename"] == "KeyboardInterrupt"
+        assert (await run_python(client, "'alive'")).result == "'alive'"
