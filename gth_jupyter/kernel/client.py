@@ -45,6 +45,8 @@ class Execution:
     """The ``execute_reply`` content (empty when the reply never came)."""
     outputs: list[dict[str, Any]] = field(default_factory=list)
     """IOPub messages of this request, in order: ``{"msg_type": ..., "content": ...}``."""
+    started: bool = False
+    """True once the kernel began this request (its ``status: busy``); false while it queued."""
     timed_out: bool = False
     interrupted: bool = False
     completed: bool = False
@@ -157,10 +159,11 @@ class KernelClient:
         """Run ``code``; collect its outputs and reply by ``msg_id`` until idle and replied.
 
         ``stop_on_error`` is always false, so a failing request never aborts the user's queued
-        cells. On the main shell a timeout interrupts the kernel unless ``interrupt_on_timeout``
-        is false; on a subshell it never does (an interrupt cannot stop a subshell thread, but
-        it would stop the user's cell). A subshell the kernel no longer knows (after a restart)
-        is created again, once.
+        cells. On the main shell a timeout interrupts the kernel, unless ``interrupt_on_timeout``
+        is false or the request never started (it queued behind another cell, which an
+        interrupt would stop instead). On a subshell it never does: an interrupt cannot stop a
+        subshell thread, but it would stop the user's cell. A subshell the kernel no longer
+        knows (after a restart) is created again, once.
         """
         for _attempt in range(2):
             execution = await self._execute_once(
@@ -232,7 +235,9 @@ class KernelClient:
             while not (idle and replied):
                 remaining = deadline - loop.time()
                 if remaining <= 0:
-                    if execution.timed_out or not interrupt:
+                    # A request still queued behind someone's cell is not interrupted: the
+                    # interrupt would stop that cell, not this request.
+                    if execution.timed_out or not interrupt or not execution.started:
                         execution.timed_out = True
                         break
                     execution.timed_out = execution.interrupted = True
@@ -248,17 +253,22 @@ class KernelClient:
                     execution.reply = message["content"]
                     replied = True
                 elif msg_type == "status":
-                    idle = idle or message["content"].get("execution_state") == "idle"
+                    state = message["content"].get("execution_state")
+                    execution.started = execution.started or state == "busy"
+                    idle = idle or state == "idle"
                 elif channel == "iopub" and msg_type != "execute_input":
                     execution.outputs.append({"msg_type": msg_type, "content": message["content"]})
         execution.completed = idle and replied
         execution.elapsed = loop.time() - started
-        if execution.timed_out:
+        if execution.interrupted:
+            execution.note = f"timed out after {timeout:g} s; the kernel was interrupted"
+        elif execution.timed_out and not execution.started:
             execution.note = (
-                f"timed out after {timeout:g} s; the kernel was interrupted"
-                if execution.interrupted
-                else f"timed out after {timeout:g} s on the {shell} shell (not interrupted)"
+                f"the kernel was busy with another request for {timeout:g} s; this one is still"
+                f" queued on the {shell} shell and will run when that ends (nothing interrupted)"
             )
+        elif execution.timed_out:
+            execution.note = f"timed out after {timeout:g} s on the {shell} shell (not interrupted)"
         return execution
 
 

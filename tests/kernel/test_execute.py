@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 
 import pytest
+from jupyter_client.manager import AsyncKernelManager
 
 from gth_jupyter.kernel import KernelClient, run_python
 from gth_jupyter.kernel.execute import cap, strip_ansi
@@ -66,3 +68,15 @@ def test_cap_and_strip_ansi() -> None:
     capped = cap("a" * 50 + "b" * 50, 20)
     assert capped.startswith("a" * 10) and capped.endswith("b" * 10) and "80 characters" in capped
     assert strip_ansi("\x1b[0;31mError\x1b[0m") == "Error"
+
+
+async def test_code_queued_behind_a_users_cell_times_out_without_interrupting_it(
+    manager: AsyncKernelManager, kernel: KernelClient
+) -> None:
+    async with KernelClient.from_manager(manager) as notebook:
+        users_cell = asyncio.create_task(run_python(notebook, "import time; time.sleep(2); 'mine'"))
+        await asyncio.sleep(0.3)
+        result = await run_python(kernel, "agent_late = 1", timeout=0.5)
+        assert result.status == "timeout" and not result.interrupted
+        assert "queued" in result.note
+        assert (await users_cell).result == "'mine'"
