@@ -105,13 +105,16 @@ def list_variables(ns: dict[str, Any], offset: int, limit: int) -> dict[str, Any
     limit = max(1, min(limit, MAX_LIMIT))
     page = []
     for name in names[offset : offset + limit]:
-        value = ns[name]
-        kind = _kind(value)
+        value = ns.get(name)
         item: dict[str, Any] = {"name": name, "type": _type_name(value)}
-        item.update(_shape(value))
-        item["size_bytes"] = _size(value, kind)
-        if kind == "dataframe":
-            item["columns"] = _columns(value)[:MAX_LIMIT]
+        try:  # a user's property or __sizeof__ may raise: that variable says so, the page stays
+            kind = _kind(value)
+            item.update(_shape(value))
+            item["size_bytes"] = _size(value, kind)
+            if kind == "dataframe":
+                item["columns"] = _columns(value)[:MAX_LIMIT]
+        except Exception as error:
+            item["error"] = _text(f"{type(error).__name__}: {error}")
         page.append(item)
     end = offset + len(page)
     return {
@@ -189,9 +192,15 @@ def describe_variable(ns: dict[str, Any], name: str, context: str) -> dict[str, 
     elif kind == "ndarray":
         out.update(_describe_array(value, context))
     else:
-        out.update(_shape(value))
+        try:
+            out.update(_shape(value))
+        except Exception as error:
+            out["shape_error"] = _text(f"{type(error).__name__}: {error}")
         if context != "schema":
-            out["repr"] = _bounded_repr(value, context)
+            try:
+                out["repr"] = _bounded_repr(value, context)
+            except Exception as error:
+                out["repr_error"] = _text(f"{type(error).__name__}: {error}")
     return out
 
 

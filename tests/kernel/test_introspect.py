@@ -125,3 +125,25 @@ async def test_an_array_has_shape_dtype_and_statistics(kernel: KernelClient) -> 
     assert answer.data["stats"]["mean"] == 5.5
     schema = await describe_variable(kernel, "grid", data_context="schema")
     assert "stats" not in schema.data and "head" not in schema.data
+
+
+HOSTILE = """
+class Hostile:
+    @property
+    def shape(self):
+        raise RuntimeError("no shape for you")
+    def __repr__(self):
+        raise RuntimeError("no repr either")
+hostile = Hostile()
+plain = 1
+"""
+
+
+async def test_a_variable_that_raises_does_not_spoil_the_page(kernel: KernelClient) -> None:
+    await run_python(kernel, HOSTILE)
+    listed = {v["name"]: v for v in (await list_variables(kernel)).data["variables"]}
+    assert "no shape for you" in listed["hostile"]["error"]
+    assert listed["plain"] == {"name": "plain", "type": "int", "size_bytes": 28}
+    described = await describe_variable(kernel, "hostile")
+    assert described.error is None and described.data["repr"].startswith("<Hostile instance")
+    assert "no shape for you" in described.data["shape_error"]
