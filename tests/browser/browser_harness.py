@@ -434,7 +434,11 @@ class NotebookPage:
         self.page.keyboard.press("Control+s")
         deadline = time.monotonic() + timeout_s
         while True:
-            model = self.server.api("GET", f"api/contents/{self.rel_path}?content=1")
+            try:
+                model = self.server.api("GET", f"api/contents/{self.rel_path}?content=1")
+            except urllib.error.HTTPError:
+                # Read while Jupyter is still writing it: "Unreadable Notebook" (a 400 or 500).
+                model = {"content": {"cells": []}}
             outputs = [o for c in model["content"]["cells"] for o in c.get("outputs", [])]
             if any(WIDGET_VIEW in o.get("data", {}) for o in outputs):
                 break
