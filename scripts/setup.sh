@@ -8,7 +8,7 @@ EXTRAS="lab"
 BROWSER=0
 for arg in "$@"; do
   case "$arg" in
-    --test) EXTRAS="test,lab" ;;
+    --test) EXTRAS="test,lab,data" ;;  # data: the kernel tools are tested on real DataFrames and plots
     --browser) BROWSER=1 ;;
   esac
 done
