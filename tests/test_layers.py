@@ -58,7 +58,8 @@ def test_the_protocol_layer_reads_only_the_contract_and_the_runtime_of_the_agent
 
 
 @pytest.mark.parametrize(
-    "folder", ["agent", "agui", "config", "middleware", "models", "notebook", "server", "tools"]
+    "folder",
+    ["agent", "agui", "config", "kernel", "middleware", "models", "notebook", "server", "tools"],
 )
 def test_nothing_reads_langgraphs_private_state(folder: str) -> None:
     for path in (PACKAGE / folder).glob("*.py"):
@@ -75,7 +76,8 @@ def test_the_contract_is_free_of_langgraph() -> None:
 
 
 @pytest.mark.parametrize(
-    "folder", ["agent", "agui", "config", "middleware", "models", "notebook", "server", "tools"]
+    "folder",
+    ["agent", "agui", "config", "kernel", "middleware", "models", "notebook", "server", "tools"],
 )
 def test_every_package_has_a_documented_face(folder: str) -> None:
     tree = ast.parse((PACKAGE / folder / "__init__.py").read_text())
