@@ -67,16 +67,22 @@ print(json.dumps(report))
 """
 
 
-def test_the_agent_loads_with_the_first_comm_request_that_needs_it(tmp_path: Path) -> None:
+def fresh_python(code: str, folder: Path) -> subprocess.CompletedProcess[str]:
+    """Runs ``code`` in a new interpreter in ``folder`` (its HOME too); a failure fails the test."""
     done = subprocess.run(
-        [sys.executable, "-c", COMM],
-        cwd=tmp_path,
-        env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        [sys.executable, "-c", code],
+        cwd=folder,
+        env={"HOME": str(folder), "PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_the_agent_loads_with_the_first_comm_request_that_needs_it(tmp_path: Path) -> None:
+    done = fresh_python(COMM, tmp_path)
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["label"] == ["gth-demo (offline)", True]  # no configuration: the demo
     assert report["built"] == [] and report["after_esm"] == []  # the bundle needs no agent
@@ -91,14 +97,6 @@ def test_a_python_configuration_is_not_run_for_a_label(tmp_path: Path) -> None:
         f"def configure():\n    open({str(marker)!r}, 'w').close()\n    return {{}}\n"
     )
     code = "from gth_jupyter.notebook.widget import GthChat\nprint(repr(GthChat().model_label))"
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=tmp_path,
-        env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
+    done = fresh_python(code, tmp_path)
     assert done.stdout.strip() == "''"  # the page labels it from the agent's info instead
     assert not marker.exists()
