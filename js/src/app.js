@@ -158,6 +158,7 @@ export function mount({ model, el, css, env = {} }) {
       ui: view.toolUi,
       env: env.toolEnv,
       turnId,
+      kernelId: model.get("kernel_id") || "",
     });
     chat.on((e) => view.handle(e));
     chat.on((e) => {

@@ -31,7 +31,7 @@ export const MAX_ROUNDS = 64;
 export class ChatController {
   /**
    * @param {{ url: string, threadId: string, registry: ToolRegistry, fetch?: any, ui?: ToolUi,
-   *   maxRounds?: number, agent?: any, env?: any, turnId?: string }} opts
+   *   maxRounds?: number, agent?: any, env?: any, turnId?: string, kernelId?: string }} opts
    */
   constructor(opts) {
     this.registry = opts.registry;
@@ -40,6 +40,8 @@ export class ChatController {
     this.maxRounds = opts.maxRounds ?? MAX_ROUNDS;
     /** The widget turn every run of this chat belongs to (a `%gth` cell), sent to the server. */
     this.turnId = opts.turnId || "";
+    /** The notebook's kernel, so the server's kernel tools reach this notebook's variables. */
+    this.kernelId = opts.kernelId || "";
     this.agent = opts.agent ?? new HttpAgent({ url: opts.url, threadId: opts.threadId, fetch: opts.fetch });
     /** @type {Set<(e: ChatEvent) => void>} */
     this.listeners = new Set();
@@ -224,7 +226,7 @@ export class ChatController {
       },
     };
     try {
-      const forwardedProps = this.turnId ? { gth: { turnId: this.turnId } } : undefined;
+      const forwardedProps = this.#forwardedProps();
       await this.agent.runAgent({ ...params, tools: this.registry.declarations(), forwardedProps }, subscriber);
     } catch (err) {
       failure = err;
@@ -240,6 +242,15 @@ export class ChatController {
       return null;
     }
     return failure ? null : finished;
+  }
+
+  /** The `gth` props every run sends (first runs and resumes alike); undefined when there are none. */
+  #forwardedProps() {
+    /** @type {{ turnId?: string, kernelId?: string }} */
+    const gth = {};
+    if (this.turnId) gth.turnId = this.turnId;
+    if (this.kernelId) gth.kernelId = this.kernelId;
+    return Object.keys(gth).length ? { gth } : undefined;
   }
 
   /** Pending calls this browser can answer, from this turn only, each at most once. */
