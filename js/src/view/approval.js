@@ -1,7 +1,8 @@
 // Interrupt cards. An approval (`reason: "confirmation"`) gets Approve / Edit / Reject, with the
-// tool's arguments editable as JSON; any other interrupt gets its message and Cancel. The
-// interrupts a run stopped on form one batch: one card each, and the batch's `resume` is sent
-// once, when every card has been answered (the client refuses a resume that leaves one out).
+// tool's arguments editable as JSON, or, when it carries `code` (run_python), the code itself
+// shown and edited as text; any other interrupt gets its message and Cancel. The interrupts a
+// run stopped on form one batch: one card each, and the batch's `resume` is sent once, when
+// every card has been answered (the client refuses a resume that leaves one out).
 // Buttons act only on a person's gesture (`event.isTrusted`), so agent-made UI or scripts in
 // the page cannot approve anything.
 
@@ -107,15 +108,22 @@ export class InterruptCards {
   #approvalCard(i, batch) {
     const doc = this.doc;
     const d = approvalDetails(i);
+    const code = codeOf(i);
     const argsText = stringify(d.args);
+    // Code is edited as itself: a person should not have to escape Python into a JSON string.
+    const editText = code ?? argsText;
     const approveBtn = h(doc, "button", { cls: "gth-approve", text: "Approve", attrs: { type: "button" } });
     const editBtn = h(doc, "button", { cls: "gth-edit", text: "Edit", attrs: { type: "button", "aria-expanded": "false" } });
     const rejectBtn = h(doc, "button", { cls: "gth-reject", text: "Reject", attrs: { type: "button" } });
     const input = h(doc, "textarea", {
       cls: "gth-approval-input",
-      attrs: { rows: String(Math.min(12, Math.max(3, argsText.split("\n").length))), spellcheck: "false", "aria-label": "Edited arguments (JSON)" },
+      attrs: {
+        rows: String(Math.min(12, Math.max(3, editText.split("\n").length))),
+        spellcheck: "false",
+        "aria-label": code === null ? "Edited arguments (JSON)" : "Edited code",
+      },
     });
-    input.value = argsText;
+    input.value = editText;
     const error = h(doc, "p", { cls: "gth-approval-error", attrs: { role: "alert" } });
     error.hidden = true;
     const submitBtn = h(doc, "button", { cls: "gth-approval-submit", text: "Approve with these arguments", attrs: { type: "button" } });
@@ -129,7 +137,7 @@ export class InterruptCards {
       h(doc, "summary", { text: "Arguments" }),
       h(doc, "pre", { cls: "gth-approval-args-text", text: argsText }),
     ]);
-    if (!d.command) args.open = true;
+    if (!d.command && code === null) args.open = true;
     const decision = h(doc, "p", { cls: "gth-approval-decision", attrs: { role: "status" } });
     decision.hidden = true;
     const el = h(
@@ -143,6 +151,7 @@ export class InterruptCards {
         ]),
         h(doc, "p", { cls: "gth-approval-message", text: i.message || `The agent wants to call ${d.toolName || "a tool"}.` }),
         d.command ? h(doc, "pre", { cls: "gth-approval-command", text: d.command }) : null,
+        code !== null ? h(doc, "pre", { cls: "gth-approval-code", text: code, data: { language: languageOf(i) } }) : null,
         d.rating?.verdict
           ? h(doc, "p", {
               cls: "gth-approval-rating",
@@ -195,7 +204,7 @@ export class InterruptCards {
       error.hidden = false;
     };
     const submitEdit = () => {
-      const parsed = parseEditedArgs(input.value);
+      const parsed = code === null ? parseEditedArgs(input.value) : editedCodeArgs(d.args, input.value);
       if (!parsed.ok) {
         showError(parsed.error);
         input.setAttribute("aria-invalid", "true");
@@ -254,6 +263,29 @@ export class InterruptCards {
     );
     return card;
   }
+}
+
+/** The code an approval shows (`code` beside the args, as run_python sends it), else null. */
+function codeOf(/** @type {Interrupt} */ i) {
+  const code = i?.metadata?.gth?.value?.code;
+  return typeof code === "string" ? code : null;
+}
+
+function languageOf(/** @type {Interrupt} */ i) {
+  const language = i?.metadata?.gth?.value?.language;
+  return typeof language === "string" && language ? language : "text";
+}
+
+/**
+ * The tool's arguments with the edited code in place of the old.
+ * @param {any} args
+ * @param {string} text
+ * @returns {{ ok: true, value: object } | { ok: false, error: string }}
+ */
+function editedCodeArgs(args, text) {
+  if (!String(text).trim()) return { ok: false, error: "The code is empty; reject the call instead." };
+  const base = args && typeof args === "object" && !Array.isArray(args) ? args : {};
+  return { ok: true, value: { ...base, code: String(text) } };
 }
 
 /** Arguments as pretty JSON (a string argument is shown as it is). */
