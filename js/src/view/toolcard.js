@@ -1,8 +1,10 @@
 // A tool-call card: name, arguments (streamed), status, live output lines, a result preview,
-// and a body for what the tool shows (a photo thumbnail, an ask_user prompt, an A2UI surface).
+// and a body for what the tool shows (a photo thumbnail, an ask_user prompt, an A2UI surface,
+// the kernel tools' tables and plots from ./kernelcards.js).
 
 import { errorOf } from "../tools/registry.js";
 import { contentParts, h, imageDataUrl } from "./dom.js";
+import { errorMessage, isKernelTool, parseResult, renderKernelArgs, renderKernelResult } from "./kernelcards.js";
 
 const STATUS_TEXT = { running: "running…", done: "done", error: "error", stopped: "stopped", pending: "no result", waiting: "awaiting approval" };
 const PREVIEW_CHARS = 600;
@@ -30,6 +32,8 @@ export class ToolCard {
     this.output = h(doc, "div", { cls: "gth-tool-output" });
     this.output.hidden = true;
     this.body = h(doc, "div", { cls: "gth-tool-body" });
+    /** @type {any} a kernel tool's drawn result (./kernelcards.js), replaced when the result comes again */
+    this.kernelEl = null;
     this.preview = h(doc, "pre", { cls: "gth-tool-preview" });
     this.result = h(doc, "details", { cls: "gth-tool-result" }, [h(doc, "summary", { text: "Result" }), this.preview]);
     this.result.hidden = true;
@@ -67,7 +71,17 @@ export class ToolCard {
     } catch {
       // Not JSON: show as sent.
     }
-    this.frames.mark(`args:${this.id}`, () => (this.argsPre.textContent = shown));
+    const code = renderKernelArgs(this.doc, this.name, this.argsText);
+    this.frames.mark(`args:${this.id}`, () => {
+      this.argsPre.textContent = shown;
+      // run_python's code reads as code, not as an escaped JSON string; open, since it is the call.
+      this.args.querySelector(".gth-run-args")?.remove();
+      this.argsPre.hidden = Boolean(code);
+      if (code) {
+        this.args.append(code);
+        this.args.open = true;
+      }
+    });
   }
 
   /** One whole line of output (a browser tool's `ctx.log`). */
@@ -119,8 +133,13 @@ export class ToolCard {
   /** Show the tool's result; returns its text. `{error}` results mark the card as failed. */
   setResult(/** @type {any} */ content, { preview = true } = {}) {
     const { text, images } = contentParts(content);
-    const err = errorOf(text);
-    this.setStatus(err !== undefined ? "error" : "done");
+    // `"error": null` (a run_python that went fine) is no error.
+    const err = errorOf(text) ?? undefined;
+    const drawn = renderKernelResult(this.doc, this.name, text);
+    // A run_python that raised or timed out failed (the server reports it as an error result too);
+    // its drawing shows why, so no "[object Object]" error line is added for it.
+    const failed = err !== undefined || ["error", "timeout"].includes(drawn?.dataset.status);
+    this.setStatus(failed ? "error" : "done");
     for (const url of images) this.showImage(url);
     let shown = text;
     try {
@@ -133,12 +152,20 @@ export class ToolCard {
     } catch {
       // Plain text result.
     }
-    if (err !== undefined) this.showError(String(err));
+    if (drawn) this.#showKernelResult(drawn);
+    else if (err !== undefined) this.showError((isKernelTool(this.name) && errorMessage(parseResult(text))) || errorText(err));
     if (preview) {
       this.result.hidden = false;
       this.preview.textContent = shown.length > PREVIEW_CHARS ? `${shown.slice(0, PREVIEW_CHARS)}…` : shown;
     }
     return text;
+  }
+
+  /** A kernel tool's result drawn in the body, replacing an earlier drawing of it. */
+  #showKernelResult(/** @type {any} */ drawn) {
+    this.kernelEl?.remove();
+    this.kernelEl = drawn;
+    this.body.append(drawn);
   }
 
   showError(/** @type {string} */ message) {
@@ -150,5 +177,15 @@ export class ToolCard {
     if (typeof dataUrl !== "string" || !/^data:image\/(png|jpeg|gif|webp);base64,/.test(dataUrl)) return;
     if (this.body.querySelector("img.gth-thumb")) return; // one thumbnail per call
     this.body.append(h(this.doc, "img", { cls: "gth-thumb", attrs: { src: dataUrl, alt: `Image from ${this.name}` } }));
+  }
+}
+
+/** An `{error}` value as a line of text (an object as JSON, not "[object Object]"). */
+function errorText(/** @type {unknown} */ err) {
+  if (typeof err !== "object" || err === null) return String(err);
+  try {
+    return JSON.stringify(err);
+  } catch {
+    return String(err);
   }
 }
