@@ -2,7 +2,9 @@
 
 - a request for a photo calls ``capture_image`` (when bound), a request for a form calls
   ``show_a2ui_surface`` (when bound);
-- a tool's result, or the photo the image middleware injected, gets a short follow-up;
+- a data phrase ("what data do I have?", "describe sales", "plot revenue by month") calls the
+  notebook kernel's tools (when bound); their phrases and follow-ups live in ``demo_data``;
+- a tool's result, or the image the image middleware injected, gets a short follow-up;
 - an A2UI user action (a user message holding ``{"actionName": ...}``) is acknowledged;
 - naming any other bound tool calls it, with ``key=value`` pairs from the text as arguments
   (how the teaching notebook drives a tool defined in a cell);
@@ -22,6 +24,14 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from gth_jupyter.models._reply import PlannedToolCall, Reply
+from gth_jupyter.models.demo_data import (
+    DATA_TOOLS,
+    RUN_PYTHON,
+    Seen,
+    data_follow_up,
+    data_request,
+    plot_shown,
+)
 from gth_jupyter.models.demo_form import demo_form_jsonl
 
 CAPTURE_IMAGE = "capture_image"
@@ -51,6 +61,9 @@ INTRODUCTION = (
     "Things to try:\n\n"
     '- **"take a photo"**: I call the `capture_image` tool and your webcam takes a picture.\n'
     '- **"show me a form"**: I call `show_a2ui_surface` and a small form appears.\n'
+    '- **"what data do I have?"**, **"describe sales"**, **"plot revenue by month"**: in a '
+    "notebook I look at your kernel's variables (`list_variables`, `describe_variable`) and "
+    "plot with `run_python`, once you approve the code.\n"
     "- anything else: you get this answer, streamed word by word.\n\n"
     "To use a real model, create `.gsloth.config.json` next to your notebook:\n\n"
     f"```json\n{REAL_MODEL_CONFIG}\n```\n\n"
@@ -71,13 +84,42 @@ def _plan(messages: list[BaseMessage], tools: set[str]) -> Reply:
         return Reply(text=INTRODUCTION)
     last = messages[-1]
     if isinstance(last, ToolMessage):
-        return _after_tool(last, _tool_name(last, messages))
+        name = _tool_name(last, messages)
+        if name in DATA_TOOLS:
+            failed = last.status == "error"
+            return data_follow_up(name, text_of(last.content), failed=failed, tools=tools)
+        return _after_tool(last, name)
     if isinstance(last, HumanMessage):
-        return _after_user(last, tools)
+        if _image_in(last.content) is not None and _answered_tool(messages) == RUN_PYTHON:
+            return plot_shown()  # the plot the image middleware showed the model
+        return _after_user(last, tools, _seen(messages))
     return Reply(text=INTRODUCTION)
 
 
-def _after_user(message: HumanMessage, tools: set[str]) -> Reply:
+def _answered_tool(messages: list[BaseMessage]) -> str | None:
+    """The tool whose result came just before the trailing user messages holding images."""
+    for earlier in reversed(messages[:-1]):
+        if isinstance(earlier, ToolMessage):
+            return _tool_name(earlier, messages)
+        if not (isinstance(earlier, HumanMessage) and _image_in(earlier.content) is not None):
+            return None
+    return None
+
+
+def _seen(messages: list[BaseMessage]) -> Seen:
+    results: list[tuple[str, str]] = []
+    users: list[str] = []
+    for message in messages:
+        if isinstance(message, ToolMessage):
+            name = _tool_name(message, messages)
+            if name in DATA_TOOLS:
+                results.append((name, text_of(message.content)))
+        elif isinstance(message, HumanMessage):
+            users.append(text_of(message.content))
+    return Seen(results=results, user_texts=users)
+
+
+def _after_user(message: HumanMessage, tools: set[str], seen: Seen) -> Reply:
     image = _image_in(message.content)
     if image is not None:
         return _photo_received(*image)
@@ -87,6 +129,9 @@ def _after_user(message: HumanMessage, tools: set[str]) -> Reply:
     action = _user_action(text)
     if action is not None:
         return _action_received(action)
+    data = data_request(text, tools, seen)
+    if data is not None:
+        return data
     named = _named_tool(text, tools)
     if named is not None:
         return Reply(
