@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
@@ -63,6 +63,7 @@ __all__ = [
     "CLIENT_TOOL_INTERRUPT",
     "DEFAULT_AGENT",
     "EMPTY_SCHEMA",
+    "IMAGES_FOR",
     "INJECTED_MARK",
     "TURN_KEY",
     "AgentError",
@@ -75,6 +76,7 @@ __all__ = [
     "ClientToolSpec",
     "InterruptMismatchError",
     "InterruptPendingError",
+    "KernelAccess",
     "NoPendingInterruptError",
     "PendingInterrupt",
     "ReasoningDeltaEvent",
@@ -108,6 +110,9 @@ __all__ = [
 
 #: ``additional_kwargs`` key of messages middleware added for the model only (a captured frame).
 INJECTED_MARK = "gth_image_injected"
+#: ``additional_kwargs`` key of an injected message holding a tool's images: that tool call's id
+#: (so a transcript can show the images in the tool's card, where the result no longer has them).
+IMAGES_FOR = "gth_images_for"
 #: ``additional_kwargs`` key naming the turn a user message starts: the widget (a ``%gth``
 #: cell) that sent it. Everything after it, up to the next user message, belongs to that turn.
 TURN_KEY = "gth_turn"
@@ -230,6 +235,19 @@ def starts_turn(message: BaseMessage) -> bool:
     return message.type == "human" and not message.additional_kwargs.get(INJECTED_MARK)
 
 
+class KernelAccess(Protocol):
+    """A live notebook kernel as the kernel tools see it; each host provides its own.
+
+    Answers are JSON-able dicts; a failure is ``{"error": code, "message": text}``, never a
+    raise. ``where`` says where introspection ran (``subshell``, ``main`` or ``in-kernel``)."""
+
+    async def list_variables(self, offset: int, limit: int) -> dict[str, Any]: ...
+
+    async def describe_variable(self, name: str, data_context: str) -> dict[str, Any]: ...
+
+    async def run_python(self, code: str, timeout: float) -> dict[str, Any]: ...
+
+
 @dataclass
 class RunPlan:
     """What one run does. Exactly one of ``messages`` / ``resume`` drives it."""
@@ -242,6 +260,8 @@ class RunPlan:
     client_tools: list[ClientToolSpec] = field(default_factory=list)
     context: list[tuple[str, str]] = field(default_factory=list)
     continue_run: bool = False
+    kernel: KernelAccess | None = None
+    """The notebook kernel the kernel tools work in on this run, when the host has one."""
 
 
 @dataclass(frozen=True)
@@ -257,8 +277,10 @@ class RunContext:
 
     ``context``: the client's ambient facts for this run's system prompt; ``queued_messages``:
     user text typed while a tool call was suspended, added before the next model call;
-    ``answering``: tool call ids whose suspended call this run resumes with an answer."""
+    ``answering``: tool call ids whose suspended call this run resumes with an answer;
+    ``kernel``: the notebook kernel the kernel tools work in (``None``: no kernel here)."""
 
     context: list[tuple[str, str]] = field(default_factory=list)
     queued_messages: list[BaseMessage] = field(default_factory=list)
     answering: frozenset[str] = frozenset()
+    kernel: KernelAccess | None = None

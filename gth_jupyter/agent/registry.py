@@ -10,6 +10,7 @@ start.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +20,7 @@ from ag_ui.core import PROTOCOL_VERSION
 from langchain_core.language_models import BaseChatModel
 
 from ..config import EffectiveConfig, GthConfig
+from ..tools.kernel_tools import KERNEL_TOOLS
 from ..tools.registry import Tool, tool_name
 from .checkpoint import CheckpointStore
 from .contract import DEFAULT_AGENT, AgentNotFoundError, AgentUnavailableError
@@ -42,6 +44,7 @@ class AgentRegistry:
         cwd: Path | None = None,
         model: BaseChatModel | None = None,
         tools: Sequence[Tool] | None = None,
+        kernels: bool = True,
     ) -> None:
         self.config = config
         self.command = command
@@ -51,11 +54,17 @@ class AgentRegistry:
         self._runtime: Runtime | None = None
         self._lock = asyncio.Lock()
         self._busy: set[str] = set()
+        #: Whether this host reaches notebook kernels (the standalone server does not).
+        self.kernels = kernels
         self.parts: AgentParts | None = None
         self.build_error: Exception | None = None
         try:
             self.parts = resolve_agent(
-                self.effective, cwd=self.cwd, model=model, extra_tools=tools or ()
+                self.effective,
+                cwd=self.cwd,
+                model=model,
+                extra_tools=tools or (),
+                kernel_tools=kernels,
             )
         except Exception as exc:  # reported by info() and refused by runtime()
             log.error("gth-jupyter: the agent could not be built: %s", exc)
@@ -113,10 +122,29 @@ class AgentRegistry:
             "agents": [{"name": n, "tools": tools} for n in self.names],
             # What the widget may load without asking (remote images in A2UI and Markdown).
             "a2ui": self.effective.a2ui.model_dump(by_alias=True),
+            "kernelTools": self._kernel_tools(tools),
         }
         if self.build_error is not None:
             body["error"] = {"code": AgentUnavailableError.code, "message": str(self.build_error)}
         return body
+
+    def leave_out_kernel_tools(self) -> None:
+        """For a host without notebook kernels: the kernel tools go, before the agent runs."""
+        self.kernels = False
+        if self.parts is not None and self._runtime is None:
+            kept = [t for t in self.parts.tools if tool_name(t) not in KERNEL_TOOLS]
+            self.parts = dataclasses.replace(self.parts, tools=kept)
+
+    def _kernel_tools(self, tools: list[str]) -> dict[str, Any]:
+        """Which kernel tools the agent has here, and why none when it has none."""
+        if not self.kernels:
+            reason = "this server has no notebook kernels, so the kernel tools are left out"
+            return {"available": False, "tools": [], "reason": reason}
+        enabled = [n for n in KERNEL_TOOLS if n in tools]
+        out: dict[str, Any] = {"available": bool(enabled), "tools": enabled}
+        if not enabled:
+            out["reason"] = f"not enabled for the '{self.command}' command"
+        return out
 
     async def close(self) -> None:
         await self.store.close()

@@ -26,9 +26,11 @@ from ..tools import (
     built_in_tools,
     custom_tools,
     filesystem_tools,
+    tool_name,
     unique,
     workspace_for,
 )
+from ..tools.kernel_tools import KERNEL_TOOLS
 
 __all__ = ["NO_APPROVALS", "AgentParts", "llm_settings", "resolve_agent", "resolve_tools"]
 
@@ -57,7 +59,11 @@ def llm_settings(effective: EffectiveConfig) -> dict[str, Any] | None:
 
 
 def resolve_tools(
-    effective: EffectiveConfig, *, cwd: Path, extra: Sequence[Tool] = ()
+    effective: EffectiveConfig,
+    *,
+    cwd: Path,
+    extra: Sequence[Tool] = (),
+    kernel_tools: bool = True,
 ) -> list[Tool]:
     """Every tool ``effective`` enables for an agent working in ``cwd``.
 
@@ -66,13 +72,17 @@ def resolve_tools(
     to the model untouched), the tool objects of a ``.gsloth.config.py``, then ``extra``. A name
     already taken is skipped with a warning, so nothing replaces a built-in. ``allowedTools``
     applies last, to all of them: an exact name or a ``*`` glob keeps a tool, a tool without a
-    name (some server tools) is always kept, and ``[]`` means no tools: nothing is built."""
+    name (some server tools) is always kept, and ``[]`` means no tools: nothing is built.
+    ``kernel_tools=False`` (a host with no notebook kernels) leaves the kernel tools out."""
     if effective.allowed_tools == []:
         return []
     ws = workspace_for(effective, cwd)
+    built_in = built_in_tools(effective, ws)
+    if not kernel_tools:
+        built_in = [t for t in built_in if t.name not in KERNEL_TOOLS]
     sources: list[Tool] = [
         *filesystem_tools(effective, ws),
-        *built_in_tools(effective, ws),
+        *built_in,
         *custom_tools(effective, ws),
         *effective.server_tools,
         *(t for t in effective.python_tools if t is not None),
@@ -87,20 +97,22 @@ def resolve_agent(
     cwd: Path,
     model: BaseChatModel | None = None,
     extra_tools: Sequence[Tool] = (),
+    kernel_tools: bool = True,
 ) -> AgentParts:
     """The parts of ``effective``'s agent working in ``cwd``; raises on a bad setting.
 
     ``model`` replaces the configured one and ``extra_tools`` join the other sources (both for
-    embedders and tests)."""
+    embedders and tests); ``kernel_tools=False`` is for a host without notebook kernels."""
     llm = llm_settings(effective)
     chosen = model or effective.live.llm or resolve_model(llm)
     described = describe_model(llm, chosen)
-    tools = resolve_tools(effective, cwd=cwd, extra=extra_tools)
+    tools = resolve_tools(effective, cwd=cwd, extra=extra_tools, kernel_tools=kernel_tools)
     middleware = build_middleware(
         effective,
         model=chosen,
         cwd=cwd,
         answers_approvals=effective.command not in NO_APPROVALS,
+        tool_names={name for t in tools if (name := tool_name(t))},
     )
     return AgentParts(
         model=chosen,

@@ -153,7 +153,7 @@ class Runtime:
         else:
             yield RunEnd([])
             return
-        context = RunContext(list(plan.context), list(plan.queued), answering)
+        context = RunContext(list(plan.context), list(plan.queued), answering, plan.kernel)
         translator = StreamTranslator()
         feed = translator.feed
         stream: Any = graph.astream(graph_input, config, stream_mode=STREAM_MODES, context=context)

@@ -18,8 +18,10 @@ from .history import thread_view, to_agui_messages
 from .pump import pump_sse
 from .run import (
     DEFAULT_MAX_BODY_BYTES,
+    KernelResolver,
     PreparedRun,
     RuntimeSource,
+    kernel_id,
     parse_input,
     plan_run,
     prepare_run,
@@ -29,10 +31,12 @@ from .run import (
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
+    "KernelResolver",
     "PreparedRun",
     "ProtocolError",
     "RuntimeSource",
     "from_agent_error",
+    "kernel_id",
     "parse_input",
     "plan_run",
     "prepare_run",

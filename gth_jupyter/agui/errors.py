@@ -18,6 +18,7 @@ __all__ = [
     "from_agent_error",
     "invalid_input",
     "invalid_json",
+    "kernel_not_found",
 ]
 
 #: What a ``409 run_busy`` asks a client to wait before it tries again.
@@ -73,6 +74,16 @@ def invalid_json(reason: str) -> ProtocolError:
 def invalid_input(message: str, errors: list[dict[str, Any]] | None = None) -> ProtocolError:
     detail = {"errors": errors} if errors else None
     return ProtocolError(422, "invalid_input", message, detail)
+
+
+def kernel_not_found(kernel: str) -> ProtocolError:
+    """``forwardedProps.gth.kernelId`` names a kernel this server does not run."""
+    return ProtocolError(
+        404,
+        "kernel_not_found",
+        f"No kernel {kernel[:80]!r} runs on this server; the kernel tools need the id of a "
+        "running kernel (forwardedProps.gth.kernelId).",
+    )
 
 
 def body_too_large(size: int, limit: int) -> ProtocolError:

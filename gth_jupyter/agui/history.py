@@ -2,7 +2,9 @@
 
 Ids match the ones the stream used, so a client that merges history with live events sees one
 message, not two. Messages the middleware injected for the model (a captured frame) are left
-out: the transcript shows the tool call that produced them instead.
+out: the transcript shows the tool call that produced them instead. The images a kernel tool
+returned (``run_python``'s plots) were moved out of its result into such a message, so they are
+put back into the result here, for the tool's card: the checkpoint keeps them once.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from ..agent.contract import INJECTED_MARK, public_message_id, tool_content_text
+from ..agent.contract import IMAGES_FOR, INJECTED_MARK, public_message_id, tool_content_text
 from ..agent.runtime import Runtime
 from .mapping import to_interrupt
 
@@ -40,8 +42,57 @@ def _user_content(content: Any) -> Any:
     return parts if parts else ""
 
 
+def _block_image(block: Any) -> tuple[str, str] | None:
+    """``(mime, base64)`` of an image content block, whichever provider shape it has."""
+    if not isinstance(block, dict):
+        return None
+    source = block.get("source")
+    if isinstance(source, dict) and source.get("type") == "base64":
+        return str(source.get("media_type")), str(source.get("data"))
+    if block.get("source_type") == "base64":
+        return str(block.get("mime_type")), str(block.get("data"))
+    url = block.get("image_url")
+    url = url.get("url") if isinstance(url, dict) else url
+    if isinstance(url, str) and url.startswith("data:") and ";base64," in url:
+        head, data = url[5:].split(";base64,", 1)
+        return head, data
+    return None
+
+
+def _moved_images(messages: list[BaseMessage]) -> dict[str, list[tuple[str, str]]]:
+    found: dict[str, list[tuple[str, str]]] = {}
+    for message in messages:
+        call_id = message.additional_kwargs.get(IMAGES_FOR)
+        if isinstance(call_id, str) and isinstance(message.content, list):
+            images = [i for b in message.content if (i := _block_image(b)) is not None]
+            found[call_id] = images
+    return found
+
+
+def _with_images(content: str, images: list[tuple[str, str]]) -> str:
+    """A tool result whose ``omitted`` images get their bytes back, in order."""
+    try:
+        value = json.loads(content)
+    except ValueError:
+        return content
+    listed = value.get("images") if isinstance(value, dict) else None
+    if not isinstance(listed, list):
+        return content
+    left = iter(images)
+    restored = []
+    for image in listed:
+        if isinstance(image, dict) and image.get("omitted") and image.get("data") is None:
+            found = next(left, None)
+            if found is not None:
+                image = {"mimeType": found[0], "data": found[1]}
+        restored.append(image)
+    return json.dumps({**value, "images": restored}, ensure_ascii=False)
+
+
 def to_agui_messages(messages: Iterable[BaseMessage]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
+    messages = list(messages)
+    moved = _moved_images(messages)
     for message in messages:
         if message.additional_kwargs.get(INJECTED_MARK) and isinstance(message, HumanMessage):
             continue
@@ -64,11 +115,14 @@ def to_agui_messages(messages: Iterable[BaseMessage]) -> list[dict[str, Any]]:
                 ]
             out.append(item)
         elif isinstance(message, ToolMessage):
+            content = tool_content_text(message.content)
+            if message.tool_call_id in moved:
+                content = _with_images(content, moved[message.tool_call_id])
             tool: dict[str, Any] = {
                 "id": mid,
                 "role": "tool",
                 "toolCallId": message.tool_call_id,
-                "content": tool_content_text(message.content),
+                "content": content,
             }
             if message.status == "error":
                 tool["error"] = tool["content"]

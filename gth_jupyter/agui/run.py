@@ -14,7 +14,7 @@ import contextlib
 import json
 import logging
 import re
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -22,7 +22,7 @@ import ag_ui.core as agui
 from ag_ui.core import BaseEvent
 from pydantic import ValidationError
 
-from ..agent.contract import AgentError, RunEnd, TextEvent
+from ..agent.contract import AgentError, KernelAccess, RunEnd, TextEvent
 from ..agent.runtime import Runtime, ThreadClaim
 from . import errors
 from .mapping import EventMapper
@@ -30,8 +30,10 @@ from .plan import Decision, decide
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
+    "KernelResolver",
     "PreparedRun",
     "RuntimeSource",
+    "kernel_id",
     "parse_input",
     "plan_run",
     "prepare_run",
@@ -99,25 +101,42 @@ def parse_input(body: bytes, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> ag
                 f"tools[{i}].parameters must be a JSON Schema object.",
                 [{"path": f"tools[{i}].parameters", "message": "not an object", "type": "type"}],
             )
-    turn_id(request)  # a malformed turn id is refused here, before anything else
+    turn_id(request)  # a malformed turn or kernel id is refused here, before anything else
+    kernel_id(request)
     return request
+
+
+def _gth_prop(request: agui.RunAgentInput, key: str) -> str | None:
+    """``forwardedProps.gth.<key>``, a non-empty id; a malformed one is ``invalid_input``."""
+    props = request.forwarded_props
+    gth = props.get("gth") if isinstance(props, dict) else None
+    if not isinstance(gth, dict) or gth.get(key) is None:
+        return None
+    value = gth[key]
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_ID_LENGTH:
+        path = f"forwardedProps.gth.{key}"
+        raise errors.invalid_input(
+            f"{path} must be a non-empty string of at most {MAX_ID_LENGTH} characters.",
+            [{"path": path, "message": "invalid id", "type": "value_error"}],
+        )
+    return value
 
 
 def turn_id(request: agui.RunAgentInput) -> str | None:
     """``forwardedProps.gth.turnId``: the widget turn the request's user messages start or
     continue (see ``TURN_KEY``); ``None`` when absent. A malformed one is ``invalid_input``."""
-    props = request.forwarded_props
-    gth = props.get("gth") if isinstance(props, dict) else None
-    if not isinstance(gth, dict) or gth.get("turnId") is None:
-        return None
-    value = gth["turnId"]
-    if not isinstance(value, str) or not value.strip() or len(value) > MAX_ID_LENGTH:
-        raise errors.invalid_input(
-            f"forwardedProps.gth.turnId must be a non-empty string of at most {MAX_ID_LENGTH} "
-            "characters.",
-            [{"path": "forwardedProps.gth.turnId", "message": "invalid id", "type": "value_error"}],
-        )
-    return value
+    return _gth_prop(request, "turnId")
+
+
+def kernel_id(request: agui.RunAgentInput) -> str | None:
+    """``forwardedProps.gth.kernelId``: the notebook kernel the widget lives in, whose live
+    namespace the kernel tools work in; ``None`` when absent."""
+    return _gth_prop(request, "kernelId")
+
+
+#: How a host turns a request's kernel id into the kernel its tools reach (``None``: none); it
+#: raises a ``ProtocolError`` (``404 kernel_not_found``) for a kernel it does not hold.
+KernelResolver = Callable[[str | None], KernelAccess | None]
 
 
 class RuntimeSource(Protocol):
@@ -144,8 +163,11 @@ class PreparedRun:
     claim: ThreadClaim
 
 
-async def plan_run(runtime: Runtime, request: agui.RunAgentInput) -> PreparedRun:
-    """Claims the request's thread and decides its plan, or raises a ``ProtocolError``."""
+async def plan_run(
+    runtime: Runtime, request: agui.RunAgentInput, *, kernel: KernelAccess | None = None
+) -> PreparedRun:
+    """Claims the request's thread and decides its plan, or raises a ``ProtocolError``;
+    ``kernel`` is where the run's kernel tools work."""
     try:
         claim = runtime.claim(request.thread_id)
     except AgentError as exc:
@@ -153,6 +175,7 @@ async def plan_run(runtime: Runtime, request: agui.RunAgentInput) -> PreparedRun
     try:
         state = await runtime.thread_state(request.thread_id)
         decision = decide(request, state, turn=turn_id(request))
+        decision.plan.kernel = kernel
     except AgentError as exc:
         claim.release()
         raise errors.from_agent_error(exc) from None
@@ -163,10 +186,17 @@ async def plan_run(runtime: Runtime, request: agui.RunAgentInput) -> PreparedRun
 
 
 async def prepare_run(
-    runtime: Runtime, body: bytes, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    runtime: Runtime,
+    body: bytes,
+    *,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    kernels: KernelResolver | None = None,
 ) -> PreparedRun:
-    """``plan_run`` for a request body, parsed and validated first."""
-    return await plan_run(runtime, parse_input(body, max_body_bytes))
+    """``plan_run`` for a request body, parsed and validated first; ``kernels`` finds the
+    kernel the request names (before the thread is claimed, so a refusal claims nothing)."""
+    request = parse_input(body, max_body_bytes)
+    kernel = kernels(kernel_id(request)) if kernels is not None else None
+    return await plan_run(runtime, request, kernel=kernel)
 
 
 async def stream_events(prepared: PreparedRun) -> AsyncGenerator[BaseEvent, None]:

@@ -6,7 +6,8 @@ A command block (``commands.notebook``, ``commands.api``...) overrides the root:
   ``chat`` and ``notebook``; ``all`` for ``code`` and ``exec``), else the root's.
 - ``builtInTools``, ``allowedTools``, ``customTools``, ``middleware``: the block's value if set,
   else the root's. A ``builtInTools`` list or object *replaces* the default set
-  (``gth_checklist``, ``gth_grep``; ``notebook`` adds ``show_a2ui_surface``), so defaults a user
+  (``gth_checklist``, ``gth_grep``; ``notebook`` adds ``show_a2ui_surface`` and the kernel tools
+  ``list_variables``, ``describe_variable``, ``run_python``), so defaults a user
   still wants must be re-listed. In ``code``, ``run_shell_command`` is on unless set to false.
 - ``approvals``: ``mode``, ``rater``, ``alignmentChecker``, ``raterTimeoutMs`` and ``allow``
   replace the root's; ``deny`` and ``escalate`` add to it. The mode defaults to ``assisted``.
@@ -62,6 +63,9 @@ KNOWN_BUILT_IN_TOOLS = frozenset(
         "run_build",
         "run_single_test",
         "run_shell_command",
+        "list_variables",
+        "describe_variable",
+        "run_python",
     }
 )
 DEFAULT_BUILT_IN_TOOLS: tuple[str, ...] = ("gth_checklist", "gth_grep")
@@ -80,7 +84,13 @@ _FILESYSTEM_DEFAULTS: dict[str, FilesystemSetting] = {
     "exec": "all",
 }
 _BUILT_IN_TOOL_DEFAULTS: dict[str, tuple[str, ...]] = {
-    "notebook": (*DEFAULT_BUILT_IN_TOOLS, "show_a2ui_surface"),
+    "notebook": (
+        *DEFAULT_BUILT_IN_TOOLS,
+        "show_a2ui_surface",
+        "list_variables",
+        "describe_variable",
+        "run_python",
+    ),
 }
 #: Tools a command turns on even when ``builtInTools`` does not list them (only ``false`` or
 #: ``{"enabled": false}`` turns them off), as Gaunt Sloth's ``code`` does with its shell tool.

@@ -102,6 +102,8 @@ class BuiltInToolSettings(_Model):
     max_output_bytes: int | None = Field(default=None, gt=0)
     max_bytes: int | None = Field(default=None, gt=0)
     file_set: Literal["gitignore", "all"] | None = None
+    #: ``describe_variable``: how many of a variable's values leave the kernel.
+    data_context: Literal["schema", "sample", "full"] | None = None
 
 
 #: A name list enables exactly those tools; an object maps name -> true / false / settings.

@@ -155,8 +155,13 @@ class KernelClient:
         user_expressions: dict[str, str] | None = None,
         timeout: float = 30.0,
         interrupt_on_timeout: bool = True,
+        queue_timeout: float | None = None,
     ) -> Execution:
         """Run ``code``; collect its outputs and reply by ``msg_id`` until idle and replied.
+
+        ``timeout`` counts from the send, or, when ``queue_timeout`` is given, from the moment
+        the kernel starts the request, which may first wait up to ``queue_timeout`` behind the
+        cells queued before it (as a cell would).
 
         ``stop_on_error`` is always false, so a failing request never aborts the user's queued
         cells. On the main shell a timeout interrupts the kernel, unless ``interrupt_on_timeout``
@@ -167,7 +172,14 @@ class KernelClient:
         """
         for _attempt in range(2):
             execution = await self._execute_once(
-                code, shell, silent, store_history, user_expressions, timeout, interrupt_on_timeout
+                code,
+                shell,
+                silent,
+                store_history,
+                user_expressions,
+                timeout,
+                interrupt_on_timeout,
+                queue_timeout,
             )
             if execution.reply.get("ename") != "UnknownSubshellError":
                 break
@@ -183,6 +195,7 @@ class KernelClient:
         user_expressions: dict[str, str] | None,
         timeout: float,
         interrupt_on_timeout: bool,
+        queue_timeout: float | None,
     ) -> Execution:
         subshell_id: str | None = None
         note = ""
@@ -207,7 +220,7 @@ class KernelClient:
             msg["header"]["subshell_id"] = subshell_id
         used: Shell = "subshell" if subshell_id is not None else "main"
         interrupt = interrupt_on_timeout and used == "main"
-        execution = await self._collect(msg, used, timeout, interrupt)
+        execution = await self._collect(msg, used, timeout, interrupt, queue_timeout)
         execution.note = "; ".join(n for n in (note, execution.note) if n)
         return execution
 
@@ -222,13 +235,18 @@ class KernelClient:
             return self._subshell_id
 
     async def _collect(
-        self, msg: dict[str, Any], shell: Shell, timeout: float, interrupt: bool
+        self,
+        msg: dict[str, Any],
+        shell: Shell,
+        timeout: float,
+        interrupt: bool,
+        queue_timeout: float | None = None,
     ) -> Execution:
         msg_id = str(msg["header"]["msg_id"])
         execution = Execution(msg_id=msg_id, shell=shell)
         loop = asyncio.get_running_loop()
         started = loop.time()
-        deadline = started + timeout
+        deadline = started + (timeout if queue_timeout is None else queue_timeout)
         idle = replied = False
         with self._router.route(msg) as queue:
             self._router.send("shell", msg)
@@ -254,6 +272,8 @@ class KernelClient:
                     replied = True
                 elif msg_type == "status":
                     state = message["content"].get("execution_state")
+                    if state == "busy" and not execution.started and queue_timeout is not None:
+                        deadline = loop.time() + timeout  # the run's own time starts now
                     execution.started = execution.started or state == "busy"
                     idle = idle or state == "idle"
                 elif channel == "iopub" and msg_type != "execute_input":
@@ -263,8 +283,9 @@ class KernelClient:
         if execution.interrupted:
             execution.note = f"timed out after {timeout:g} s; the kernel was interrupted"
         elif execution.timed_out and not execution.started:
+            waited = timeout if queue_timeout is None else queue_timeout
             execution.note = (
-                f"the kernel was busy with another request for {timeout:g} s; this one is still"
+                f"the kernel was busy with another request for {waited:g} s; this one is still"
                 f" queued on the {shell} shell and will run when that ends (nothing interrupted)"
             )
         elif execution.timed_out:

@@ -126,9 +126,22 @@ def _error(content: dict[str, Any], max_text: int) -> dict[str, Any]:
     }
 
 
+#: How long agent code may wait behind the user's running and queued cells before it starts.
+QUEUE_TIMEOUT = 600.0
+
+
 async def run_python(
-    client: KernelClient, code: str, *, timeout: float = 60.0, max_text: int = MAX_TEXT
+    client: KernelClient,
+    code: str,
+    *,
+    timeout: float = 60.0,
+    max_text: int = MAX_TEXT,
+    queue_timeout: float = QUEUE_TIMEOUT,
 ) -> RunResult:
-    """Runs ``code`` on the main shell; a timeout interrupts the kernel and is reported."""
-    execution = await client.execute(code, shell="main", silent=False, timeout=timeout)
+    """Runs ``code`` on the main shell, after the cells queued before it (as a cell would:
+    up to ``queue_timeout``); ``timeout`` counts from its start, and interrupts the kernel
+    (which is reported)."""
+    execution = await client.execute(
+        code, shell="main", silent=False, timeout=timeout, queue_timeout=queue_timeout
+    )
     return shape(execution, max_text=max_text)

@@ -15,6 +15,12 @@ The modes, as Gaunt Sloth 2 defines them (docs "Shell tool & approvals"):
 ``bypass``    Nothing is gated or rated; only ``shell`` entries of ``deny`` still refuse.
 ============  ==========================================================================
 
+``run_python`` (kind ``code``: code run in the notebook's live kernel) is a code-execution
+request: ``manual``, ``write`` and ``assisted`` ask the person; ``auto`` has the rater rate the
+code as it rates a shell command (same verdicts, same outcomes); ``bypass`` runs it. Its
+``tool`` entries (``{"type": "tool", "matcher": "exact", "pattern": "run_python"}``) apply at
+every mode (``deny``, ``escalate``, ``allow``), and ``deny`` at ``bypass`` too.
+
 Tools that change nothing outside the conversation (checklist, status line, UI surface) and
 client-run tools are never gated. Lists: a ``shell`` entry is compared at every mode (at
 ``bypass`` only ``deny``); a ``tool``/``mcpTool`` entry only where the mode gates that tool
@@ -60,7 +66,7 @@ def is_gated(mode: ApprovalMode, kind: str) -> bool:
     """Whether ``mode`` stops a tool of ``kind`` (see the module docstring)."""
     if kind in _FREE_KINDS or mode == "bypass":
         return False
-    if kind == "shell":
+    if kind in ("shell", "code"):
         return True
     if mode == "manual":
         return True
@@ -79,6 +85,8 @@ def decide(approvals: ApprovalsConfig, subject: Subject, kind: str) -> Verdict:
     """The mode's and the lists' answer for one call; ``rate`` means "ask the rater"."""
     mode: ApprovalMode = approvals.mode or "assisted"
     shell = subject.kind == "shell"
+    if kind == "code":
+        return _decide_code(approvals, subject, mode)
     if shell and mode == "bypass":
         hit = match_rules(approvals, subject, ("deny",))
         return Verdict("deny", hit) if hit else Verdict("run")
@@ -97,10 +105,28 @@ def decide(approvals: ApprovalsConfig, subject: Subject, kind: str) -> Verdict:
     return Verdict("rate" if shell and rated_mode else "ask")
 
 
+def _decide_code(approvals: ApprovalsConfig, subject: Subject, mode: ApprovalMode) -> Verdict:
+    """``run_python``: its entries at every mode, then ask (the rater first at ``auto``)."""
+    lists: tuple[ListName, ...] = ("deny",) if mode == "bypass" else _ALL_LISTS
+    hit = match_rules(approvals, subject, lists)
+    if hit is not None and hit.list == "deny":
+        return Verdict("deny", hit)
+    if mode == "bypass":
+        return Verdict("run")
+    if hit is not None and hit.list == "escalate":
+        return Verdict("ask", hit)
+    if hit is not None:  # allow: runs, unless the entry asks to be rated and a rater is there
+        rated = mode == "auto" and hit.entry.rate is True
+        return Verdict("rate_allowed" if rated else "run", hit)
+    return Verdict("rate" if mode == "auto" else "ask")
+
+
 def gate_reason(mode: ApprovalMode, kind: str) -> str:
     """Why ``mode`` asks about a tool of ``kind``, for the approval message."""
     if kind == "shell":
         return f"approvals mode '{mode}' asks you before every shell command"
     if kind == "write":
         return f"approvals mode '{mode}' asks you before any file is changed"
+    if kind == "code":
+        return f"approvals mode '{mode}' asks you before code runs in the notebook's kernel"
     return f"approvals mode '{mode}' asks you before tools that run commands or reach out"

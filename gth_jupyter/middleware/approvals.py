@@ -40,7 +40,13 @@ from gth_jupyter.agent.contract import (
 from gth_jupyter.config.schema import ApprovalMode, ApprovalsConfig
 from gth_jupyter.middleware.approval_policy import Verdict, decide, gate_reason
 from gth_jupyter.middleware.approval_rules import Subject, describe_entry, names_subject
-from gth_jupyter.middleware.rater import Rater, RaterError, Rating, names_a_host
+from gth_jupyter.middleware.rater import (
+    Rater,
+    RaterError,
+    Rating,
+    names_a_host,
+    names_a_host_in_code,
+)
 from gth_jupyter.tools._base import kind_of
 from gth_jupyter.tools.custom import CustomCommandTool, validation_waived
 
@@ -67,6 +73,23 @@ def _host(url: Any) -> str | None:
 
 def _error(call: ToolCall, text: str) -> ToolMessage:
     return ToolMessage(text, tool_call_id=call.get("id") or "", name=call["name"], status="error")
+
+
+def _with_edit_note(content: str, edited: dict[str, Any]) -> str:
+    """A result told that the person edited the call; a JSON object result (``run_python``'s,
+    which the widget draws) keeps its shape and carries the note as ``userEdited``."""
+    note = (
+        "the user edited this call before it ran; it ran with the arguments "
+        f"{json.dumps(edited, ensure_ascii=False)}, not the ones you sent. Do not re-issue "
+        "your original call."
+    )
+    try:
+        value = json.loads(content)
+    except ValueError:
+        value = None
+    if isinstance(value, dict):
+        return json.dumps({"userEdited": note, **value}, ensure_ascii=False)
+    return f"Note: {note}\n\n{content}"
 
 
 class ApprovalsMiddleware(AgentMiddleware):
@@ -96,6 +119,8 @@ class ApprovalsMiddleware(AgentMiddleware):
         args = call.get("args") or {}
         if kind == "shell":
             return Subject("shell", call["name"], command=str(args.get("command", ""))), kind
+        if kind == "code":  # matched by its tool name; the rater reads the code
+            return Subject("tool", call["name"], command=str(args.get("code", ""))), kind
         host = _host(args.get("input")) if kind == "network" else None
         hints = (tool.metadata or {}).get("annotations") if tool is not None else None
         return names_subject(call["name"], host, hints if isinstance(hints, dict) else None), kind
@@ -146,7 +171,10 @@ class ApprovalsMiddleware(AgentMiddleware):
         command = subject.command or ""
         try:
             justification = (call.get("args") or {}).get("justification")
-            rating = await self.rater.rate(command, cwd=self.cwd, justification=justification)
+            language: Any = "python" if kind == "code" else "shell"
+            rating = await self.rater.rate(
+                command, cwd=self.cwd, justification=justification, language=language
+            )
         except RaterError as exc:
             if allowed:  # "could not assess" counts as destructive, which an allow entry runs
                 return "run", None, None
@@ -154,7 +182,7 @@ class ApprovalsMiddleware(AgentMiddleware):
         reason = f"the auto-rater rated it {rating.verdict}: {rating.reason}"
         if rating.verdict == "safe" or (allowed and rating.verdict == "destructive"):
             return "run", None, rating
-        floored = names_a_host(command) is not None
+        floored = (names_a_host_in_code if kind == "code" else names_a_host)(command) is not None
         if self.mode == "auto" and rating.verdict == "destructive" and not floored:
             rounds = self._bump(subject)
             if rounds <= AUTO_ROUNDS:
@@ -176,7 +204,7 @@ class ApprovalsMiddleware(AgentMiddleware):
         return self._rounds[key]
 
     def _reset(self, subject: Subject) -> None:
-        if subject.kind == "shell":
+        if subject.command is not None:  # a shell command or code: the rater's rounds end
             self._rounds.pop(self._thread(), None)
 
     def _bounce(self, call: ToolCall, command: str, rating: Rating, rounds: int) -> ToolMessage:
@@ -186,14 +214,19 @@ class ApprovalsMiddleware(AgentMiddleware):
             if left
             else "next time the user will be asked"
         )
+        if call["name"] == "run_python" or "\n" in command:
+            what, narrow = "your code", "Narrow the code"
+        else:
+            what, narrow = f"`{command}`", "Narrow the command"
         return _error(
             call,
-            f"Not run: the auto-rater rated `{command}` {rating.verdict}: {rating.reason} Narrow "
-            f"the command, explain it in `justification`, or use another tool; {then}.",
+            f"Not run: the auto-rater rated {what} {rating.verdict}: {rating.reason} {narrow}, "
+            f"explain it in `justification`, or use another tool; {then}.",
         )
 
     def _denied(self, call: ToolCall, subject: Subject, verdict: Verdict) -> ToolMessage:
-        what = f"`{subject.command}`" if subject.command is not None else f"the {call['name']} call"
+        shell = subject.kind == "shell" and subject.command is not None
+        what = f"`{subject.command}`" if shell else f"the {call['name']} call"
         rule = describe_entry(verdict.hit.entry) if verdict.hit else "a deny rule"
         return _error(
             call,
@@ -213,8 +246,15 @@ class ApprovalsMiddleware(AgentMiddleware):
         invalid: str | None,
     ) -> Any:
         call = request.tool_call
+        code = subject.command if kind == "code" else None
         command = subject.command if subject.kind == "shell" else shown
-        what = f"run `{command}` ({call['name']})" if command else f"call {call['name']}"
+        if code is not None:
+            command = None
+            what = f"run Python code in the notebook's kernel ({call['name']})"
+        elif command:
+            what = f"run `{command}` ({call['name']})"
+        else:
+            what = f"call {call['name']}"
         if not self.answers:
             return _error(
                 call,
@@ -233,6 +273,9 @@ class ApprovalsMiddleware(AgentMiddleware):
         }
         if command:
             value["command"] = command
+        if code is not None:
+            value["code"] = code
+            value["language"] = "python"
         if rating is not None:
             value["rating"] = {"verdict": rating.verdict, "reason": rating.reason}
         if invalid is not None:
@@ -259,12 +302,7 @@ class ApprovalsMiddleware(AgentMiddleware):
             and isinstance(result, ToolMessage)
             and isinstance(result.content, str)
         ):
-            note = json.dumps(edited, ensure_ascii=False)
-            result.content = (
-                "Note: the user edited this call before it ran; it ran with the arguments "
-                f"{note}, not the ones you sent. Do not re-issue your original call.\n\n"
-                + result.content
-            )
+            result.content = _with_edit_note(result.content, edited)
         return result
 
     @staticmethod

@@ -17,7 +17,7 @@ from langchain.agents.middleware import AgentMiddleware, AgentState
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 from langgraph.runtime import Runtime
 
-from gth_jupyter.agent.contract import INJECTED_MARK
+from gth_jupyter.agent.contract import IMAGES_FOR, INJECTED_MARK
 
 #: Marks what this middleware wrote, so it is done once and hidden from transcripts.
 MARK = INJECTED_MARK
@@ -85,6 +85,62 @@ class FrontendImageInjectionMiddleware(AgentMiddleware[AgentState[Any], Any, Any
                 image_block(self.provider, mime, data),
             ]
             updates.append(HumanMessage(content=blocks, additional_kwargs={MARK: True}))
+        return updates
+
+    def before_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
+        updates = self.inject(list(state["messages"]))
+        return {"messages": updates} if updates else None
+
+    async def abefore_model(
+        self, state: AgentState[Any], runtime: Runtime[Any]
+    ) -> dict[str, Any] | None:
+        return self.before_model(state, runtime)
+
+
+class ToolImageInjectionMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
+    """Shows the model the images a kernel tool returned (``run_python``'s plots), once.
+
+    Such a result is a JSON object with ``images: [{"mimeType", "data"}]``. Before the next model
+    call the images move into one user message of provider-shaped image blocks, and each
+    ``data`` in the result becomes ``null`` with ``omitted: true``, so the base64 is never in
+    the transcript twice. The user message names its call (:data:`IMAGES_FOR`), so a transcript
+    can put the images back into the tool card. On by default wherever ``run_python`` is.
+    """
+
+    def __init__(self, *, provider: str = "", tool_name: str = "run_python") -> None:
+        super().__init__()
+        self.provider = provider
+        self.tool_name = tool_name
+
+    def inject(self, messages: list[BaseMessage]) -> list[BaseMessage]:
+        updates: list[BaseMessage] = []
+        for message in messages:
+            if not isinstance(message, ToolMessage) or message.name != self.tool_name:
+                continue
+            if message.additional_kwargs.get(MARK):
+                continue
+            envelope = _envelope(message)
+            images = envelope.get("images") if envelope is not None else None
+            if envelope is None or not isinstance(images, list):
+                continue
+            blocks: list[str | dict[Any, Any]] = []
+            kept: list[Any] = []
+            for image in images:
+                mime = image.get("mimeType") if isinstance(image, dict) else None
+                data = image.get("data") if isinstance(image, dict) else None
+                if isinstance(mime, str) and mime.startswith("image/") and isinstance(data, str):
+                    blocks.append(image_block(self.provider, mime, data))
+                    kept.append({"mimeType": mime, "data": None, "omitted": True})
+                else:
+                    kept.append(image)
+            if not blocks:
+                continue
+            shown = json.dumps({**envelope, "images": kept}, ensure_ascii=False)
+            updates.append(_marked(message, shown))
+            label = f"The {len(blocks)} image(s) {self.tool_name} produced:"
+            content: list[str | dict[Any, Any]] = [{"type": "text", "text": label}, *blocks]
+            kwargs = {MARK: True, IMAGES_FOR: message.tool_call_id}
+            updates.append(HumanMessage(content=content, additional_kwargs=kwargs))
         return updates
 
     def before_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:

@@ -2,7 +2,8 @@
 
 :func:`build_middleware` returns the approvals gate first (so it wraps any tool-call middleware
 that follows, and a retry never re-asks the person), then each entry of ``middleware`` in the
-order written: the predefined names (``named.py``, ``frontend-image-injection``) and middleware
+order written (after the injection of ``run_python``'s images, on wherever that tool is): the
+predefined names (``named.py``, ``frontend-image-injection``) and middleware
 objects from a ``.gsloth.config.py``. An unknown name, or one that fails to build, is reported as
 a warning and skipped, as Gaunt Sloth does.
 
@@ -14,6 +15,7 @@ then in ``~/.gsloth``) whose ``llm`` rates instead. A name that does not resolve
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 from langchain.agents.middleware import AgentMiddleware
@@ -24,7 +26,10 @@ from gth_jupyter.config.errors import report
 from gth_jupyter.config.live import LiveObjects, is_marker
 from gth_jupyter.config.loader import CONFIG_FILE_NAMES, SETTINGS_DIR
 from gth_jupyter.middleware.approvals import ApprovalsMiddleware
-from gth_jupyter.middleware.image_injection import FrontendImageInjectionMiddleware
+from gth_jupyter.middleware.image_injection import (
+    FrontendImageInjectionMiddleware,
+    ToolImageInjectionMiddleware,
+)
 from gth_jupyter.middleware.named import anthropic_prompt_caching, summarization
 from gth_jupyter.middleware.rater import Rater
 
@@ -69,9 +74,15 @@ def rater_model(
 
 
 def build_middleware(
-    effective: EffectiveConfig, *, model: BaseChatModel, cwd: Path, answers_approvals: bool
+    effective: EffectiveConfig,
+    *,
+    model: BaseChatModel,
+    cwd: Path,
+    answers_approvals: bool,
+    tool_names: Collection[str] = (),
 ) -> list[AgentMiddleware]:
-    """The approvals gate, then the configured middleware (see the module docstring)."""
+    """The approvals gate, the image injection of ``run_python`` when it is among
+    ``tool_names``, then the configured middleware (see the module docstring)."""
     approvals = effective.approvals
     rater = None
     if approvals.mode in ("assisted", "auto", None):
@@ -86,6 +97,8 @@ def build_middleware(
             cwd=str(cwd),
         )
     ]
+    if "run_python" in tool_names:
+        out.append(ToolImageInjectionMiddleware(provider=_provider(effective, model)))
     for entry in effective.middleware:
         name = str(entry.get("name"))
         built: AgentMiddleware | None = None

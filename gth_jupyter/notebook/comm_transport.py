@@ -20,6 +20,7 @@ from concurrent.futures import Future
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from .kernel_access import in_kernel_access
 from .kernel_agent import LoopThread, kernel_loop, kernel_registry
 
 if TYPE_CHECKING:
@@ -96,7 +97,8 @@ class CommTransport:
 
         try:
             runtime = await runtime_of(self._registry(), agent)
-            prepared = await prepare_run(runtime, body)
+            # The run's kernel tools work in this kernel, whatever kernel id the page sent.
+            prepared = await prepare_run(runtime, body, kernels=lambda _id: in_kernel_access())
         except ProtocolError as error:
             self._refuse(request_id, error)
             return

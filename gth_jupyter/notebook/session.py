@@ -33,6 +33,7 @@ from ..agent.contract import DEFAULT_AGENT, RunEnd, TextEvent
 from ..agent.runtime import Runtime
 from ..agui import PreparedRun, ProtocolError, plan_run, runtime_of
 from ..config import load_config
+from .kernel_access import in_kernel_access, main_thread_waiting
 from .kernel_agent import NOTEBOOK_COMMAND, LoopThread
 from .threads import in_kernel, notebook_thread_id
 from .turns import last_turn
@@ -156,7 +157,8 @@ class Session:
         if not self._loops:
             self._loops.append(LoopThread())
         out = sys.stdout if stream else None
-        return self._loops[0].run(self.aask(prompt, stream=out, wait=wait))
+        with main_thread_waiting():
+            return self._loops[0].run(self.aask(prompt, stream=out, wait=wait))
 
     async def _plan_in_turn(
         self, runtime: Runtime, request: agui.RunAgentInput, wait: float
@@ -185,7 +187,7 @@ class Session:
                     await asyncio.sleep(POLL_S)
                     continue
             try:
-                return await plan_run(runtime, request)
+                return await plan_run(runtime, request, kernel=in_kernel_access())
             except ProtocolError as refusal:
                 if refusal.code != "run_busy" or loop.time() - start >= wait:
                     raise

@@ -15,6 +15,7 @@ import traitlets as t
 
 from ..agent.names import DEFAULT_AGENT
 from . import client_tools
+from .kernel_access import kernel_id
 from .kernel_agent import configured_model
 from .threads import notebook_thread_id
 from .turns import next_turn
@@ -73,6 +74,11 @@ class GthChat(anywidget.AnyWidget):  # type: ignore[misc]
         help="The turn this widget started (a %gth <prompt> cell): it shows that turn alone and "
         "tags what is typed into it; empty: the whole thread (%gth alone).",
     ).tag(sync=True)
+    kernel_id = t.Unicode(
+        "",
+        help="The id the Jupyter server knows this widget's kernel by, sent with each run so the "
+        "agent's kernel tools work in this kernel's live namespace; empty: not known.",
+    ).tag(sync=True)
     after_turn = t.Unicode(
         "",
         help="The turn of the %gth cell the kernel ran before this one on the same thread: the "
@@ -82,6 +88,7 @@ class GthChat(anywidget.AnyWidget):  # type: ignore[misc]
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("thread_id", notebook_thread_id())
         kwargs.setdefault("client_tools", client_tools.registered_tools())
+        kwargs.setdefault("kernel_id", kernel_id())
         super().__init__(**kwargs)
         if not self.model_label:
             # From the configuration alone: building the agent would import LangChain.

@@ -15,8 +15,9 @@ from traitlets import Enum, Int, Unicode
 from ..agent import AgentRegistry, CheckpointStore
 from ..agui import DEFAULT_MAX_BODY_BYTES
 from ..config import load_config
+from ..kernel import KernelPool
 from .handlers import HANDLERS
-from .routes import MAX_BODY_KEY, REGISTRY_KEY, route_table
+from .routes import KERNELS_KEY, MAX_BODY_KEY, REGISTRY_KEY, route_table
 
 __all__ = ["NOTEBOOK_COMMAND", "GthJupyterApp"]
 
@@ -55,6 +56,7 @@ class GthJupyterApp(ExtensionApp):
     )
 
     registry: AgentRegistry
+    kernels: KernelPool | None = None
 
     # The widget bundle, served at {base_url}static/gth_jupyter/ and cached by the browser.
     static_paths = [str(STATIC_DIR)]  # type: ignore[assignment]
@@ -67,7 +69,12 @@ class GthJupyterApp(ExtensionApp):
         limit = config.for_command(NOTEBOOK_COMMAND).max_body_bytes
         if self.max_body_bytes != DEFAULT_MAX_BODY_BYTES:
             limit = self.max_body_bytes
-        self.settings.update({REGISTRY_KEY: self.registry, MAX_BODY_KEY: limit})
+        # Our own clients of the server's kernels, for the kernel tools of each widget's run.
+        manager = getattr(self.serverapp, "kernel_manager", None)
+        self.kernels = KernelPool(manager) if manager is not None else None
+        self.settings.update(
+            {REGISTRY_KEY: self.registry, MAX_BODY_KEY: limit, KERNELS_KEY: self.kernels}
+        )
         info = self.registry.info()
         self.log.info("gth-jupyter: agent ready on %s (%s)", info["model"], info["provider"])
 
@@ -75,6 +82,8 @@ class GthJupyterApp(ExtensionApp):
         self.handlers.extend(route_table(HANDLERS))
 
     async def stop_extension(self) -> None:
+        if self.kernels is not None:
+            await self.kernels.close()
         registry: Any = getattr(self, "registry", None)
         if registry is not None:
             await registry.close()

@@ -110,7 +110,7 @@ async def serve(args: argparse.Namespace, token: str, generated: bool) -> int:
         print(f"gth-jupyter: {exc}", file=sys.stderr)
         return 2
     store = CheckpointStore("memory" if args.memory else "sqlite", args.checkpoint_path)
-    registry = AgentRegistry(config, command=args.config_command, store=store)
+    registry = AgentRegistry(config, command=args.config_command, store=store, kernels=False)
     if registry.build_error is not None:
         print(f"gth-jupyter: {registry.build_error}", file=sys.stderr)
         return 2

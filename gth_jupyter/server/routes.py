@@ -31,7 +31,7 @@ from tornado import web
 from tornado.iostream import StreamClosedError
 
 from ..agent import AgentRegistry
-from ..agent.contract import DEFAULT_AGENT
+from ..agent.contract import DEFAULT_AGENT, KernelAccess
 from ..agui import (
     DEFAULT_MAX_BODY_BYTES,
     ProtocolError,
@@ -40,7 +40,7 @@ from ..agui import (
     runtime_of,
     thread_view,
 )
-from ..agui.errors import body_too_large
+from ..agui.errors import body_too_large, kernel_not_found
 from ..agui.sse import MEDIA_TYPE
 
 __all__ = ["GAUNT_SLOTH_ROUTES", "ROUTES", "GthRoutesMixin", "Route", "route_table"]
@@ -78,6 +78,8 @@ def route_table(
 
 
 REGISTRY_KEY = "gth_registry"
+#: The host's :class:`~gth_jupyter.kernel.KernelPool` (absent: a host without kernels).
+KERNELS_KEY = "gth_kernels"
 MAX_BODY_KEY = "gth_max_body_bytes"
 #: How much of a refused body is read and dropped so that its sender sees the 413.
 DRAIN_BYTES = 64 * 1024 * 1024
@@ -240,7 +242,9 @@ class GthRoutesMixin(web.RequestHandler):
         """Runs agent ``name`` on the request body and streams the run as SSE."""
         try:
             runtime = await runtime_of(self.registry, name)
-            prepared = await prepare_run(runtime, self.body, max_body_bytes=self.max_body_bytes)
+            prepared = await prepare_run(
+                runtime, self.body, max_body_bytes=self.max_body_bytes, kernels=self.kernel_for
+            )
         except ProtocolError as error:
             self.send_refusal(error)
             return
@@ -256,6 +260,17 @@ class GthRoutesMixin(web.RequestHandler):
         if not self._finished:
             with contextlib.suppress(StreamClosedError):
                 self.finish()
+
+    def kernel_for(self, kernel_id: str | None) -> KernelAccess | None:
+        """The kernel a run's kernel tools work in: the one its widget names, if this server
+        runs it (``404 kernel_not_found`` otherwise); ``None`` when the request names none."""
+        if kernel_id is None:
+            return None
+        pool = self.settings.get(KERNELS_KEY)
+        if pool is None or not pool.holds(kernel_id):
+            raise kernel_not_found(kernel_id)
+        access: KernelAccess = pool.access(kernel_id)
+        return access
 
     def on_connection_close(self) -> None:
         """A client that goes away cancels its run; the thread keeps its last checkpoint."""

@@ -177,6 +177,7 @@ def make_app(
     server listens beyond loopback (``--allow-remote``), where clients use other names.
     """
     check_token(token, "make_app")  # a short token is refused here too, not only by the CLI
+    registry.leave_out_kernel_tools()  # no notebook kernels here: gth/info says so
     settings: dict[str, Any] = {
         REGISTRY_KEY: registry,
         MAX_BODY_KEY: max_body_bytes,

@@ -6,6 +6,8 @@ write from a shell command without a name list that would drift from the tools:
 - ``inert``: changes nothing outside the conversation (checklist, status line, UI surface);
 - ``read`` / ``write``: the built-in file tools (``gth_grep`` is a read);
 - ``shell``: ``run_shell_command``, whose command the approvals rules and the rater read;
+- ``code``: ``run_python``, code run in the notebook's kernel, which the rater reads as it reads
+  a shell command;
 - ``exec``: fixed commands (dev tools, custom tools); ``network``: ``gth_web_fetch``.
 
 A tool with no kind (from a Python config, MCP...) is treated as ``other``: gated wherever the
@@ -27,7 +29,7 @@ __all__ = ["Runtime", "ToolKind", "emit_output", "kind_of", "make_tool"]
 #: parameter named ``runtime`` of this type, ``None`` when the tool is invoked outside a graph.
 Runtime = Annotated[ToolRuntime | None, InjectedToolArg]
 
-ToolKind = Literal["inert", "read", "write", "shell", "exec", "network", "other"]
+ToolKind = Literal["inert", "read", "write", "shell", "code", "exec", "network", "other"]
 KIND_KEY = "gth_kind"
 
 

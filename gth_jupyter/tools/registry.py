@@ -25,6 +25,11 @@ from gth_jupyter.tools.custom import make_custom_tool
 from gth_jupyter.tools.dev import DEV_TOOLS, make_dev_tool
 from gth_jupyter.tools.filesystem import make_filesystem_tools
 from gth_jupyter.tools.grep import make_grep_tool
+from gth_jupyter.tools.kernel_tools import (
+    make_describe_variable_tool,
+    make_list_variables_tool,
+    make_run_python_tool,
+)
 from gth_jupyter.tools.shell import make_shell_tool
 from gth_jupyter.tools.status import make_status_tool
 from gth_jupyter.tools.web_fetch import make_web_fetch_tool
@@ -64,6 +69,9 @@ FACTORIES: dict[str, Factory] = {
     "gth_status_update": lambda name, s, ctx: make_status_tool(),
     "show_a2ui_surface": _a2ui,
     "run_shell_command": lambda name, s, ctx: make_shell_tool(ctx[0].root, s, pass_env=ctx[2]),
+    "list_variables": lambda name, s, ctx: make_list_variables_tool(),
+    "describe_variable": lambda name, s, ctx: make_describe_variable_tool(s),
+    "run_python": lambda name, s, ctx: make_run_python_tool(s),
     **{
         dev: lambda name, s, ctx: make_dev_tool(
             name, s, ctx[1].get("run_shell_command", {}), ctx[0].root, pass_env=ctx[2]
