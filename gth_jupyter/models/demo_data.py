@@ -317,7 +317,7 @@ def data_follow_up(name: str, text: str, *, failed: bool, tools: set[str]) -> Re
         return _listed(data, tools)
     if name == DESCRIBE_VARIABLE:
         return _described(data, tools)
-    return _ran(data, edited=text.startswith("Note:"))
+    return _ran(data, edited=text.startswith("Note:") or "userEdited" in data)
 
 
 def plot_shown() -> Reply:

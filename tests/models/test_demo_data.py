@@ -534,7 +534,7 @@ def test_a_run_that_made_a_plot_says_it_is_shown() -> None:
 
 def test_the_image_the_middleware_injected_after_a_run_is_taken_as_the_plot() -> None:
     call = AIMessage("", tool_calls=[{"name": "run_python", "args": {}, "id": "call_p"}])
-    placeholder = [{"mimeType": "image/png", "data": "[image: shown to you next]"}]
+    placeholder = [{"mimeType": "image/png", "data": None, "omitted": True}]
     result = ToolMessage(run_result(images=placeholder), tool_call_id="call_p", name="run_python")
     injected = HumanMessage(
         content=[
@@ -594,6 +594,10 @@ def test_an_edited_run_is_read_through_the_note() -> None:
 
     reply = after("run_python", note + run_result(stdout="1\n"))
 
+    assert reply.text.startswith("You edited the code before it ran. The code ran.")
+    # A JSON result carries the note inside (the widget still draws it).
+    inside = json.loads(run_result(stdout="1\n")) | {"userEdited": "the user edited this call"}
+    reply = after("run_python", json.dumps(inside))
     assert reply.text.startswith("You edited the code before it ran. The code ran.")
 
 
