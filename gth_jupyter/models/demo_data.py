@@ -243,6 +243,7 @@ def plot_code(frame: str, x: str, y: str) -> str:
             f"agent_ax.set_title({literal(title)})",
             f"agent_ax.set_xlabel({literal(x.replace('$', chr(92) + '$'))})",
             f"agent_ax.set_ylabel({literal(y.replace('$', chr(92) + '$'))})",
+            'agent_ax.tick_params(axis="x", labelrotation=45)',
             "agent_fig.tight_layout()",
             "plt.show()",
         ]

@@ -255,6 +255,7 @@ ALLOWED_CALLS = {
     "set_title",
     "set_xlabel",
     "set_ylabel",
+    "tick_params",
     "tight_layout",
 }
 

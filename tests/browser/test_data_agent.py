@@ -1,0 +1,216 @@
+"""The data agent end to end: the kernel tools in a real JupyterLab 4 and Notebook 7, headless
+Chromium.
+
+- ``notebooks/data-agent.ipynb`` as shipped, on the offline demo model, with Run All: the
+  variables table, the description, the approval card with the plot code, Approve, and the plot
+  in the tool card, with no error anywhere.
+- On the scripted model, a plot made by ``run_python`` reaches the model exactly once, as an
+  image block of a user message, and never as base64 in the tool result.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import browser_harness
+import pytest
+from browser_harness import (
+    APPS,
+    ARTIFACTS,
+    CHROMIUM,
+    STEP_MS,
+    JupyterServer,
+    NotebookPage,
+    fake_config,
+    slug,
+    write_notebook,
+)
+from playwright.sync_api import expect
+
+from gth_jupyter.config._jsonc import loads
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is not installed"),
+    pytest.mark.timeout(300),
+]
+
+SHIPPED = Path(__file__).resolve().parents[2] / "notebooks"
+NOTEBOOK = "data-agent.ipynb"
+# The demo test's server runs on the configuration shipped beside the notebooks.
+DEMO_CONFIG = loads((SHIPPED / ".gsloth.config.json").read_text())
+KERNEL_TOOLS = ["list_variables", "describe_variable", "run_python"]
+
+PLOT_CODE = "\n".join(
+    [
+        "import matplotlib.pyplot as plt",
+        "agent_fig, agent_ax = plt.subplots(figsize=(3, 2))",
+        "agent_ax.plot([1, 2, 3], [2, 1, 3])",
+        "plt.show()",
+    ]
+)
+AFTER_PLOT = "I can see a line that dips and rises."
+SCRIPTS: dict[str, list[Any]] = {
+    "image_once": [
+        {
+            "content": "Let me draw it.",
+            "toolCalls": [
+                {
+                    "name": "run_python",
+                    "args": {"code": PLOT_CODE, "justification": "Draw a small line plot."},
+                }
+            ],
+        },
+        AFTER_PLOT,
+    ],
+}
+# Which server each test runs on: the shipped demo configuration, or the scripted model.
+SERVER_OF = {
+    "test_data_agent_notebook_run_all": "demo",
+    "test_a_plot_reaches_the_model_once": "fake",
+}
+
+
+def write_fake_config(folder: Path, responses: Any, record_path: Path) -> None:
+    """The harness's scripted model, with the kernel tools turned on."""
+    config = {**fake_config(responses, record_path), "builtInTools": KERNEL_TOOLS}
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / ".gsloth.config.json").write_text(json.dumps(config, indent=1), "utf-8")
+
+
+@pytest.fixture(scope="module", params=APPS)
+def servers(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, chromium: Any
+) -> Iterator[dict[str, JupyterServer]]:
+    """Two servers per app, each started by the first test that needs it."""
+    home = tmp_path_factory.mktemp(f"jupyter-data-{request.param}")
+    demo = JupyterServer(request.param, home / "demo", {"default": []}, DEMO_CONFIG)
+    fake = JupyterServer(request.param, home / "fake", SCRIPTS)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(browser_harness, "write_config", write_fake_config)
+        try:
+            yield {"demo": demo, "fake": fake}
+        finally:
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            for kind, server in (("demo", demo), ("fake", fake)):
+                server.stop()
+                with contextlib.suppress(OSError):
+                    name = f"{slug(__name__)}-{request.param}-{kind}-server.log"
+                    (ARTIFACTS / name).write_text(server.log_tail(2_000_000))
+
+
+@pytest.fixture
+def jupyter(request: pytest.FixtureRequest, servers: dict[str, JupyterServer]) -> JupyterServer:
+    """This test's server (the ``notebook`` fixture opens its page on it)."""
+    return servers[SERVER_OF[request.function.__name__]]
+
+
+def no_errors(nb: NotebookPage) -> None:
+    assert nb.page.locator(".gth-error").all_inner_texts() == []
+    outputs = nb.page.locator(".jp-OutputArea-output[data-mime-type*=stderr]").all_inner_texts()
+    assert not [o for o in outputs if "Error" in o or "Traceback" in o], outputs
+
+
+def test_data_agent_notebook_run_all(jupyter: JupyterServer, notebook: NotebookPage) -> None:
+    folder = f"shipped-{jupyter.app}"
+    if not (jupyter.root / folder).exists():
+        shutil.copytree(SHIPPED, jupyter.root / folder)
+    notebook.open(f"{folder}/{NOTEBOOK}")
+    notebook.run_all(timeout_s=240)
+    listed, described, plot = (notebook.widget(i) for i in range(3))
+
+    # What data do I have? A table of the kernel's variables.
+    table = listed.locator(".gth-tool[data-tool-name=list_variables] table.gth-variables")
+    expect(table).to_contain_text("sales", timeout=STEP_MS)
+    expect(listed).to_have_attribute("data-state", "idle", timeout=STEP_MS)
+    # Describe sales: its schema and statistics.
+    description = described.locator(".gth-tool[data-tool-name=describe_variable] .gth-describe")
+    expect(description).to_contain_text("revenue", timeout=STEP_MS)
+    expect(described).to_have_attribute("data-state", "idle", timeout=STEP_MS)
+    notebook.mark("list and describe shown")
+
+    # Plot revenue by month: the run waits on the person's approval of the code.
+    approval = plot.locator(".gth-approval")
+    expect(approval).to_be_visible(timeout=STEP_MS)
+    code = approval.locator("pre.gth-approval-code")
+    expect(code).to_contain_text("plt")
+    expect(code).to_contain_text('sales.groupby("month"')
+    notebook.shot("approval")
+    approval.locator("button.gth-approve").click()
+    expect(approval).to_have_attribute("data-state", "approved")
+
+    image = plot.locator(".gth-tool[data-tool-name=run_python] img.gth-tool-image")
+    expect(image).to_have_count(1, timeout=60_000)
+    image.scroll_into_view_if_needed()
+    expect(image).to_be_visible()
+    assert image.evaluate("i => i.decode().then(() => i.naturalWidth)") > 100
+    answer = plot.locator(".gth-msg-assistant .gth-msg-content").last
+    expect(answer).to_contain_text("plot is shown", timeout=STEP_MS)
+    expect(plot).to_have_attribute("data-state", "idle", timeout=STEP_MS)
+    notebook.shot("plot")
+    no_errors(notebook)
+
+
+def image_data(block: dict[str, Any]) -> str:
+    """The base64 of an image block, whatever the provider's shape."""
+    source = block.get("source")
+    if isinstance(source, dict):
+        return str(source.get("data", ""))
+    url = block.get("image_url", block.get("url"))
+    url = url.get("url") if isinstance(url, dict) else url
+    if isinstance(url, str) and ";base64," in url:
+        return url.split(";base64,", 1)[1]
+    return str(block.get("data", block.get("base64", "")))
+
+
+def all_image_blocks(records: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """(message type, block) for every image block in every message of every model call."""
+    found = []
+    for record in records:
+        for message in record["messages"]:
+            content = message.get("content")
+            for block in content if isinstance(content, list) else []:
+                if isinstance(block, dict) and block.get("type") in ("image", "image_url"):
+                    found.append((str(message.get("type")), block))
+    return found
+
+
+def test_a_plot_reaches_the_model_once(jupyter: JupyterServer, notebook: NotebookPage) -> None:
+    script = jupyter.use_script("image_once")
+    rel = f"plot-{jupyter.app}.ipynb"
+    write_notebook(jupyter.root / rel, ["%load_ext gth_jupyter", "%gth draw me a line"])
+    notebook.open(rel)
+    notebook.run_cells(0, 1)
+    root = notebook.ready_widget()
+
+    approval = root.locator(".gth-approval")
+    expect(approval.locator("pre.gth-approval-code")).to_contain_text("plt", timeout=STEP_MS)
+    approval.locator("button.gth-approve").click()
+    expect(approval).to_have_attribute("data-state", "approved")
+    image = root.locator(".gth-tool[data-tool-name=run_python] img.gth-tool-image")
+    expect(image).to_be_visible(timeout=60_000)
+    last = root.locator(".gth-msg-assistant .gth-msg-content").last
+    expect(last).to_have_text(AFTER_PLOT, timeout=STEP_MS)
+    notebook.shot("plot")
+
+    records = script.wait_records(2)
+    assert len(records) == 2, records
+    assert set(KERNEL_TOOLS) <= set(records[0]["tools"])
+    blocks = all_image_blocks(records)
+    assert [kind for kind, _ in blocks] == ["human"], blocks
+    data = image_data(blocks[0][1])
+    assert base64.b64decode(data)[:8] == b"\x89PNG\r\n\x1a\n"
+    # The PNG appears once in all the model received, in that block, and never in a tool result.
+    assert sum(json.dumps(r).count(data) for r in records) == 1
+    tool_results = [m for r in records for m in r["messages"] if m.get("type") == "tool"]
+    assert tool_results, "the run_python result reached the model"
+    for message in tool_results:
+        assert data not in json.dumps(message)
+        assert "iVBORw0KGgo" not in json.dumps(message)  # no PNG base64 at all
+    no_errors(notebook)
