@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from jupyter_client.asynchronous.client import AsyncKernelClient
 
-from gth_jupyter.kernel.router import Router
+from gth_jupyter.kernel.router import KernelClientError, Router
 
 Shell = Literal["main", "subshell"]
 SUBSHELL_FEATURE = "kernel subshells"
@@ -111,11 +111,38 @@ class KernelClient:
         # No heartbeat: a fresh heartbeat misses beats on a loaded machine and wait_for_ready
         # then reports a live kernel as dead; readiness is the kernel_info reply itself.
         self._client.start_channels(hb=False)
-        await self._client.wait_for_ready(timeout=timeout)
         self._router.start()
-        msg = self._client.session.msg("kernel_info_request", {})
-        reply = await self._router.request("shell", msg, timeout)
-        self.kernel_info = reply.get("content", {})
+        await self._handshake(timeout)
+
+    async def _handshake(self, timeout: float) -> None:
+        """Ask for ``kernel_info`` until both its reply and its IOPub status arrive.
+
+        ZeroMQ's IOPub subscription connects some time after the socket opens, and messages
+        published before that are lost; the IOPub status of our own request proves it is up.
+        (``jupyter_client``'s ``wait_for_ready`` instead drains IOPub until it has been quiet
+        for 0.2 s, which never happens beside a cell that prints; our router needs no drain.)
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while loop.time() < deadline:
+            msg = self._client.session.msg("kernel_info_request", {})
+            replied = subscribed = False
+            with self._router.route(msg) as queue:
+                self._router.send("shell", msg)
+                end = min(deadline, loop.time() + 1.0)
+                while not (replied and subscribed):
+                    try:
+                        channel, message = await asyncio.wait_for(queue.get(), end - loop.time())
+                    except (asyncio.TimeoutError, ValueError):
+                        break
+                    if channel == "shell":
+                        self.kernel_info = message.get("content", {})
+                        replied = True
+                    elif channel == "iopub":
+                        subscribed = True
+            if replied and subscribed:
+                return
+        raise KernelClientError("kernel_timeout", f"the kernel did not answer in {timeout:g} s")
 
     async def close(self) -> None:
         """Delete our subshell, stop the readers and close the channels."""

@@ -171,9 +171,10 @@ class ApprovalsMiddleware(AgentMiddleware):
         command = subject.command or ""
         try:
             justification = (call.get("args") or {}).get("justification")
-            language: Any = "python" if kind == "code" else "shell"
+            # Only code says its language, so a rater written for shell commands still fits.
+            extra: dict[str, Any] = {"language": "python"} if kind == "code" else {}
             rating = await self.rater.rate(
-                command, cwd=self.cwd, justification=justification, language=language
+                command, cwd=self.cwd, justification=justification, **extra
             )
         except RaterError as exc:
             if allowed:  # "could not assess" counts as destructive, which an allow entry runs

@@ -25,7 +25,12 @@ def test_no_configuration_gives_the_offline_demo_with_its_default_tools(tmp_path
     assert isinstance(parts.model, DemoChatModel) and parts.offline
     assert parts.provider == "demo"
     names = [tool_name(t) for t in parts.tools]
-    assert names[-3:] == ["gth_checklist", "gth_grep", "show_a2ui_surface"]
+    assert names[-6:] == [
+        "gth_checklist",
+        "gth_grep",
+        "show_a2ui_surface",
+        *("list_variables", "describe_variable", "run_python"),  # the data agent's
+    ]
     assert "read_file" in names
     assert isinstance(parts.middleware[0], ApprovalsMiddleware)
 

@@ -70,6 +70,9 @@ def test_the_complete_example_gives_the_tools_the_page_promises(tmp_path: Path) 
         "gth_checklist",
         "gth_grep",
         "show_a2ui_surface",
+        "list_variables",
+        "describe_variable",
+        "run_python",
         *custom,
     ]
     assert names(resolve_tools(cfg.for_command("api"), cwd=tmp_path)) == [

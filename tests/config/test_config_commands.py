@@ -69,7 +69,16 @@ def test_notebook_defaults() -> None:
     notebook = GthConfig().for_command("notebook")
 
     assert notebook.filesystem == "read"
-    assert list(notebook.built_in_tools) == ["gth_checklist", "gth_grep", "show_a2ui_surface"]
+    assert list(notebook.built_in_tools) == [
+        "gth_checklist",
+        "gth_grep",
+        "show_a2ui_surface",
+        "list_variables",
+        "describe_variable",
+        "run_python",
+    ]
+    api = GthConfig().for_command("api")
+    assert not {"list_variables", "describe_variable", "run_python"} & set(api.built_in_tools)
     assert notebook.approvals.mode == "assisted"
     assert notebook.recursion_limit == 1000
     assert notebook.port == 3000

@@ -76,7 +76,20 @@ async def test_code_queued_behind_a_users_cell_times_out_without_interrupting_it
     async with KernelClient.from_manager(manager) as notebook:
         users_cell = asyncio.create_task(run_python(notebook, "import time; time.sleep(2); 'mine'"))
         await asyncio.sleep(0.3)
-        result = await run_python(kernel, "agent_late = 1", timeout=0.5)
+        result = await run_python(kernel, "agent_late = 1", timeout=0.5, queue_timeout=0.5)
         assert result.status == "timeout" and not result.interrupted
         assert "queued" in result.note
+        assert (await users_cell).result == "'mine'"
+
+
+async def test_code_waits_behind_a_users_cell_as_a_cell_would_and_its_timeout_starts_later(
+    manager: AsyncKernelManager, kernel: KernelClient
+) -> None:
+    async with KernelClient.from_manager(manager) as notebook:
+        users_cell = asyncio.create_task(run_python(notebook, "import time; time.sleep(2); 'mine'"))
+        await asyncio.sleep(0.3)
+        # Its own 1 s starts when the kernel starts it, after the user's 2 s cell.
+        result = await run_python(kernel, "'agent ran'", timeout=1.0)
+        assert result.status == "ok" and result.result == "'agent ran'"
+        assert result.elapsed > 1.5
         assert (await users_cell).result == "'mine'"
