@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-EXTRAS="lab"
+EXTRAS="lab,data"  # data: pandas and matplotlib, for notebooks/data-agent.ipynb
 BROWSER=0
 for arg in "$@"; do
   case "$arg" in

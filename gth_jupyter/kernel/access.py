@@ -125,8 +125,10 @@ class InKernelAccess:
         opener: Opener,
         *,
         main_blocked: Callable[[], bool] = lambda: False,
+        introspection_timeout: float = 10.0,
     ) -> None:
         self._namespace = namespace
+        self._timeout = introspection_timeout
         self._client = ClientAccess(opener)
         self._main_blocked = main_blocked
 
@@ -134,7 +136,11 @@ class InKernelAccess:
         # A copy of the namespace, taken at once (atomic under the GIL), is read on a worker
         # thread so a large DataFrame's statistics never stall the agent's loop.
         namespace = dict(self._namespace())
-        text = await asyncio.to_thread(_inspector.run, namespace, json.dumps(arguments))
+        work = asyncio.to_thread(_inspector.run, namespace, json.dumps(arguments))
+        try:
+            text = await asyncio.wait_for(work, self._timeout)
+        except asyncio.TimeoutError:  # a user's __repr__ that never returns, say
+            return error("kernel_busy", f"the inspection took over {self._timeout:g} s")
         answer: dict[str, Any] = json.loads(text)
         answer["ranOn"] = "in-kernel"
         return answer
