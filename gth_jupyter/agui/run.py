@@ -130,8 +130,26 @@ def turn_id(request: agui.RunAgentInput) -> str | None:
 
 def kernel_id(request: agui.RunAgentInput) -> str | None:
     """``forwardedProps.gth.kernelId``: the notebook kernel the widget lives in, whose live
-    namespace the kernel tools work in; ``None`` when absent."""
-    return _gth_prop(request, "kernelId")
+    namespace the kernel tools work in; ``None`` when absent. Other clients may put it at
+    ``forwardedProps.kernelId``."""
+    found = _gth_prop(request, "kernelId")
+    props = request.forwarded_props
+    if found is None and isinstance(props, dict) and props.get("kernelId") is not None:
+        value = props["kernelId"]
+        if not isinstance(value, str) or not value.strip() or len(value) > MAX_ID_LENGTH:
+            raise errors.invalid_input(
+                f"forwardedProps.kernelId must be a non-empty string of at most {MAX_ID_LENGTH} "
+                "characters.",
+                [
+                    {
+                        "path": "forwardedProps.kernelId",
+                        "message": "invalid id",
+                        "type": "value_error",
+                    }
+                ],
+            )
+        found = value
+    return found
 
 
 #: How a host turns a request's kernel id into the kernel its tools reach (``None``: none); it

@@ -117,6 +117,10 @@ class KernelClient:
     async def _handshake(self, timeout: float) -> None:
         """Ask for ``kernel_info`` until both its reply and its IOPub status arrive.
 
+        The request goes on the control channel, which a running cell does not hold up (on the
+        shell it would wait for the cell to end); every other try goes on the shell, for a
+        kernel that answers it only there.
+
         ZeroMQ's IOPub subscription connects some time after the socket opens, and messages
         published before that are lost; the IOPub status of our own request proves it is up.
         (``jupyter_client``'s ``wait_for_ready`` instead drains IOPub until it has been quiet
@@ -124,18 +128,21 @@ class KernelClient:
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
+        tries = 0
         while loop.time() < deadline:
             msg = self._client.session.msg("kernel_info_request", {})
+            channel_used = "control" if tries % 2 == 0 else "shell"
+            tries += 1
             replied = subscribed = False
             with self._router.route(msg) as queue:
-                self._router.send("shell", msg)
+                self._router.send(channel_used, msg)
                 end = min(deadline, loop.time() + 1.0)
                 while not (replied and subscribed):
                     try:
                         channel, message = await asyncio.wait_for(queue.get(), end - loop.time())
                     except (asyncio.TimeoutError, ValueError):
                         break
-                    if channel == "shell":
+                    if channel == channel_used:
                         self.kernel_info = message.get("content", {})
                         replied = True
                     elif channel == "iopub":

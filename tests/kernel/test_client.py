@@ -80,3 +80,15 @@ async def test_without_a_manager_a_timeout_interrupts_by_message(
         assert result.interrupted and result.error is not None
         assert result.error["ename"] == "KeyboardInterrupt"
         assert (await run_python(client, "'alive'")).result == "'alive'"
+
+
+async def test_a_client_opens_beside_a_running_cell_without_waiting_for_it(
+    manager: AsyncKernelManager, kernel: KernelClient
+) -> None:
+    """Its readiness check goes on the control channel, which the cell does not hold."""
+    cell = asyncio.create_task(kernel.execute("import time; time.sleep(5)", timeout=30))
+    await asyncio.sleep(0.5)
+    async with KernelClient.from_manager(manager) as late:
+        assert not cell.done()  # it did not wait for the cell
+        assert late.kernel_info["status"] == "ok"
+    await cell

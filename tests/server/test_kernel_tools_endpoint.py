@@ -70,10 +70,15 @@ async def test_an_unknown_kernel_is_refused_and_the_thread_stays_free(jp_fetch) 
     assert view["messages"] == [] and view["busy"] is False
 
     with pytest.raises(HTTPClientError) as malformed:
-        await jp_fetch(
-            "gth", "agents", "default", "run", method="POST", body=body("t", kernelId=7)
-        )
+        await jp_fetch("gth", "agents", "default", "run", method="POST", body=body("t", kernelId=7))
     assert malformed.value.code == 422
+
+    # Clients other than the widget may name the kernel at forwardedProps.kernelId.
+    plain = json.loads(body("t"))
+    plain["forwardedProps"] = {"kernelId": "nope"}
+    with pytest.raises(HTTPClientError) as other:
+        await jp_fetch("gth", "agents", "default", "run", method="POST", body=json.dumps(plain))
+    assert other.value.code == 404
 
 
 async def test_a_run_works_in_the_named_kernel(jp_fetch) -> None:
