@@ -52,25 +52,50 @@ def placeholder(mime: str, data: str) -> str:
     return f"[image captured: {mime}, about {size_kb} KB; shown to you in the next message]"
 
 
-class FrontendImageInjectionMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
-    """Turns capture envelopes into vision messages; ``tool_name`` is the watched tool."""
+class _Injection(AgentMiddleware[AgentState[Any], Any, Any]):
+    """Before each model call, rewrites the unmarked JSON results of ``tool_name`` once."""
 
-    def __init__(self, *, provider: str = "", tool_name: str = "capture_image") -> None:
+    def __init__(self, *, provider: str, tool_name: str) -> None:
         super().__init__()
         self.provider = provider
         self.tool_name = tool_name
 
-    def inject(self, messages: list[BaseMessage]) -> list[BaseMessage]:
-        """The messages to write: rewritten tool results (same id) and new user messages."""
-        updates: list[BaseMessage] = []
+    def results(self, messages: list[BaseMessage]) -> list[tuple[ToolMessage, dict[str, Any]]]:
+        """The watched tool's results not yet rewritten, with their JSON object."""
+        found = []
         for message in messages:
             if not isinstance(message, ToolMessage) or message.name != self.tool_name:
                 continue
             if message.additional_kwargs.get(MARK):
                 continue
             envelope = _envelope(message)
-            if envelope is None:
-                continue
+            if envelope is not None:
+                found.append((message, envelope))
+        return found
+
+    def inject(self, messages: list[BaseMessage]) -> list[BaseMessage]:
+        """The messages to write: rewritten tool results (same id) and new user messages."""
+        raise NotImplementedError
+
+    def before_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
+        updates = self.inject(list(state["messages"]))
+        return {"messages": updates} if updates else None
+
+    async def abefore_model(
+        self, state: AgentState[Any], runtime: Runtime[Any]
+    ) -> dict[str, Any] | None:
+        return self.before_model(state, runtime)
+
+
+class FrontendImageInjectionMiddleware(_Injection):
+    """Turns capture envelopes into vision messages; ``tool_name`` is the watched tool."""
+
+    def __init__(self, *, provider: str = "", tool_name: str = "capture_image") -> None:
+        super().__init__(provider=provider, tool_name=tool_name)
+
+    def inject(self, messages: list[BaseMessage]) -> list[BaseMessage]:
+        updates: list[BaseMessage] = []
+        for message, envelope in self.results(messages):
             if isinstance(envelope.get("error"), str):
                 text = f"Camera unavailable: {envelope['error']}"
                 updates.append(_marked(message, message.content))
@@ -87,17 +112,8 @@ class FrontendImageInjectionMiddleware(AgentMiddleware[AgentState[Any], Any, Any
             updates.append(HumanMessage(content=blocks, additional_kwargs={MARK: True}))
         return updates
 
-    def before_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
-        updates = self.inject(list(state["messages"]))
-        return {"messages": updates} if updates else None
 
-    async def abefore_model(
-        self, state: AgentState[Any], runtime: Runtime[Any]
-    ) -> dict[str, Any] | None:
-        return self.before_model(state, runtime)
-
-
-class ToolImageInjectionMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
+class ToolImageInjectionMiddleware(_Injection):
     """Shows the model the images a kernel tool returned (``run_python``'s plots), once.
 
     Such a result is a JSON object with ``images: [{"mimeType", "data"}]``. Before the next model
@@ -108,20 +124,13 @@ class ToolImageInjectionMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     """
 
     def __init__(self, *, provider: str = "", tool_name: str = "run_python") -> None:
-        super().__init__()
-        self.provider = provider
-        self.tool_name = tool_name
+        super().__init__(provider=provider, tool_name=tool_name)
 
     def inject(self, messages: list[BaseMessage]) -> list[BaseMessage]:
         updates: list[BaseMessage] = []
-        for message in messages:
-            if not isinstance(message, ToolMessage) or message.name != self.tool_name:
-                continue
-            if message.additional_kwargs.get(MARK):
-                continue
-            envelope = _envelope(message)
-            images = envelope.get("images") if envelope is not None else None
-            if envelope is None or not isinstance(images, list):
+        for message, envelope in self.results(messages):
+            images = envelope.get("images")
+            if not isinstance(images, list):
                 continue
             blocks: list[str | dict[Any, Any]] = []
             kept: list[Any] = []
@@ -142,15 +151,6 @@ class ToolImageInjectionMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             kwargs = {MARK: True, IMAGES_FOR: message.tool_call_id}
             updates.append(HumanMessage(content=content, additional_kwargs=kwargs))
         return updates
-
-    def before_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
-        updates = self.inject(list(state["messages"]))
-        return {"messages": updates} if updates else None
-
-    async def abefore_model(
-        self, state: AgentState[Any], runtime: Runtime[Any]
-    ) -> dict[str, Any] | None:
-        return self.before_model(state, runtime)
 
 
 def _marked(message: ToolMessage, content: Any) -> ToolMessage:

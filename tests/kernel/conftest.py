@@ -44,3 +44,16 @@ async def user_names(client: KernelClient) -> list[str]:
     import ast
 
     return list(ast.literal_eval(text))
+
+
+async def evaluate(client: KernelClient, expression: str) -> Any:
+    """The value of ``expression`` in the user namespace (a literal), read silently on the main
+    shell without blocking on anything (a test polls with it while agent code waits its turn)."""
+    execution = await client.execute(
+        "", silent=True, user_expressions={"v": expression}, shell="main"
+    )
+    answer = execution.reply["user_expressions"]["v"]
+    assert answer["status"] == "ok", answer
+    import ast
+
+    return ast.literal_eval(answer["data"]["text/plain"])

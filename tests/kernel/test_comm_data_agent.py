@@ -4,16 +4,15 @@ stream is the same SSE the HTTP endpoint sends."""
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from jupyter_client.manager import AsyncKernelManager
 
 from gth_jupyter.kernel import KernelClient
+from tests.kernel.conftest import evaluate
 
 pytest.importorskip("matplotlib")
 
@@ -50,15 +49,6 @@ _gth_run = CommTransport(_gth_sent.append).handle(
 """
 
 
-async def value(kernel: KernelClient, expression: str) -> Any:
-    execution = await kernel.execute(
-        "", silent=True, user_expressions={"v": expression}, shell="main"
-    )
-    answer = execution.reply["user_expressions"]["v"]
-    assert answer["status"] == "ok", answer
-    return ast.literal_eval(answer["data"]["text/plain"])
-
-
 async def test_a_comm_run_lists_in_place_and_plots_on_the_main_thread(
     tmp_path: Path, manager: AsyncKernelManager, kernel: KernelClient
 ) -> None:
@@ -70,10 +60,10 @@ async def test_a_comm_run_lists_in_place_and_plots_on_the_main_thread(
     started = await kernel.execute(RUN, shell="main", timeout=60)
     assert started.reply["status"] == "ok", started.reply
     for _ in range(600):  # the main shell stays free for run_python: poll, never block
-        if await value(kernel, "_gth_run.done()"):
+        if await evaluate(kernel, "_gth_run.done()"):
             break
         await asyncio.sleep(0.1)
-    sent = json.loads(await value(kernel, "json.dumps(_gth_sent)"))
+    sent = json.loads(await evaluate(kernel, "json.dumps(_gth_sent)"))
     assert sent[-1] == {"type": "end", "requestId": "q1"}
     text = "".join(m["data"] for m in sent if m["type"] == "chunk")
     events = [json.loads(f[6:]) for f in text.split("\n\n") if f.startswith("data: ")]
@@ -88,4 +78,4 @@ async def test_a_comm_run_lists_in_place_and_plots_on_the_main_thread(
     (image,) = ran["images"]
     assert image["mimeType"] == "image/png" and len(image["data"]) > 1000
     assert events[-1]["type"] == "RUN_FINISHED"
-    assert await value(kernel, "'agent_fig' in globals()") is True
+    assert await evaluate(kernel, "'agent_fig' in globals()") is True

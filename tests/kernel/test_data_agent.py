@@ -34,9 +34,7 @@ def call(name: str, args: dict[str, Any], call_id: str) -> dict[str, Any]:
     return {"toolCalls": [{"name": name, "args": args, "id": call_id}]}
 
 
-async def agent(
-    tmp_path: Path, responses: list[Any], **config: Any
-) -> tuple[AgentRegistry, Path]:
+async def agent(tmp_path: Path, responses: list[Any], **config: Any) -> tuple[AgentRegistry, Path]:
     record = tmp_path / "record.jsonl"
     settings = {
         "llm": {"type": "fake", "responses": responses, "recordPath": str(record)},

@@ -4,12 +4,11 @@ shape as the server's. Runs inside a real kernel, driven by our own client."""
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import json
-from typing import Any
 
 from gth_jupyter.kernel import KernelClient
+from tests.kernel.conftest import evaluate
 
 START = """
 import threading
@@ -27,15 +26,6 @@ _gth_futures = {
 """
 
 
-async def value(kernel: KernelClient, expression: str) -> Any:
-    execution = await kernel.execute(
-        "", silent=True, user_expressions={"v": expression}, shell="main"
-    )
-    answer = execution.reply["user_expressions"]["v"]
-    assert answer["status"] == "ok", answer
-    return ast.literal_eval(answer["data"]["text/plain"])
-
-
 async def test_in_kernel_introspection_and_code_on_the_main_thread(kernel: KernelClient) -> None:
     loop = asyncio.get_running_loop()
     began = loop.time()
@@ -43,13 +33,13 @@ async def test_in_kernel_introspection_and_code_on_the_main_thread(kernel: Kerne
     assert started.reply["status"] == "ok", started.reply
     # The main shell must stay free for run_python: poll, never block a cell on the future.
     for _ in range(300):
-        if await value(kernel, "all(f.done() for f in _gth_futures.values())"):
+        if await evaluate(kernel, "all(f.done() for f in _gth_futures.values())"):
             break
         await asyncio.sleep(0.1)
     print("answered in", loop.time() - began)
     answers = {
         name: json.loads(
-            await value(kernel, f"__import__('json').dumps(_gth_futures[{name!r}].result())")
+            await evaluate(kernel, f"__import__('json').dumps(_gth_futures[{name!r}].result())")
         )
         for name in ("list", "describe", "run")
     }
@@ -63,13 +53,13 @@ async def test_in_kernel_introspection_and_code_on_the_main_thread(kernel: Kerne
     assert run["status"] == "ok"
     assert run["stdout"] == "MainThread\n"
     assert run["result"] == "7"
-    assert await value(kernel, "agent_total") == 7
+    assert await evaluate(kernel, "agent_total") == 7
     # A server names the connection file kernel-<id>.json; this kernel's manager did too or not.
-    connection = await value(
+    connection = await evaluate(
         kernel, "__import__('ipykernel.connect').connect.get_connection_file()"
     )
     expected = connection.rsplit("kernel-", 1)[-1][:-5] if "kernel-" in connection else ""
-    assert await value(kernel, "kernel_id()") == expected
+    assert await evaluate(kernel, "kernel_id()") == expected
 
 
 async def test_code_is_refused_while_the_main_thread_waits_for_the_agent(
@@ -83,4 +73,4 @@ async def test_code_is_refused_while_the_main_thread_waits_for_the_agent(
     )
     execution = await kernel.execute(code, shell="main", timeout=30)
     assert execution.reply["status"] == "ok", execution.reply
-    assert (await value(kernel, "_gth_blocked['error']")) == "kernel_blocked"
+    assert (await evaluate(kernel, "_gth_blocked['error']")) == "kernel_blocked"
