@@ -70,6 +70,7 @@ test("an approval renders a card: message, command, arguments, Approve / Edit / 
   const card = el.querySelector(".gth-approval[data-interrupt-id=int-1]");
   assert.ok(card, el.innerHTML);
   assert.equal(card.dataset.state, "pending");
+  assert.equal(card.querySelector(".gth-approval-title").textContent, "Approval needed");
   assert.equal(card.dataset.toolName, "run_shell_command");
   assert.match(card.querySelector(".gth-approval-message").textContent, /rm -rf build/);
   assert.equal(card.querySelector(".gth-approval-command").textContent, "rm -rf build");
@@ -90,6 +91,8 @@ test("Approve resumes with {approved: true}; the card shows the decision and dis
   await idle();
   assert.deepEqual(requests[1].body.resume, [{ interruptId: "int-1", status: "resolved", payload: { approved: true } }]);
   assert.equal(card.dataset.state, "approved");
+  // Decided, the card no longer says it needs anything.
+  assert.equal(card.querySelector(".gth-approval-title").textContent, "Approved");
   assert.equal(card.querySelector(".gth-approval-decision").textContent, "Approved.");
   assert.equal(card.querySelector(".gth-approval-decision").hidden, false);
   for (const b of card.querySelectorAll("button")) assert.equal(b.disabled, true);
@@ -111,6 +114,7 @@ test("Reject resumes with {approved: false}", async () => {
   await idle();
   assert.deepEqual(requests[1].body.resume, [{ interruptId: "int-1", status: "resolved", payload: { approved: false } }]);
   assert.equal(card.dataset.state, "rejected");
+  assert.equal(card.querySelector(".gth-approval-title").textContent, "Rejected");
   assert.equal(card.querySelector(".gth-approval-decision").textContent, "Rejected.");
 });
 

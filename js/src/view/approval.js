@@ -24,6 +24,13 @@ import { h } from "./dom.js";
  * @typedef {{ el: any, refresh: () => void }} Card
  */
 
+const TITLE_TEXT = {
+  approved: "Approved",
+  edited: "Approved, edited",
+  rejected: "Rejected",
+  cancelled: "Cancelled",
+};
+
 const DECISION_TEXT = {
   approved: "Approved.",
   edited: "Approved with edited arguments.",
@@ -139,6 +146,7 @@ export class InterruptCards {
     ]);
     if (!d.command && code === null) args.open = true;
     const decision = h(doc, "p", { cls: "gth-approval-decision", attrs: { role: "status" } });
+    const title = h(doc, "span", { cls: "gth-approval-title", text: "Approval needed" });
     decision.hidden = true;
     const el = h(
       doc,
@@ -146,7 +154,7 @@ export class InterruptCards {
       { cls: "gth-approval", data: { interruptId: i.id, state: "pending", toolName: d.toolName }, attrs: { role: "group", "aria-label": "Approval needed" } },
       [
         h(doc, "div", { cls: "gth-approval-head" }, [
-          h(doc, "span", { cls: "gth-approval-title", text: "Approval needed" }),
+          title,
           d.toolName ? h(doc, "span", { cls: "gth-approval-tool", text: d.toolName }) : null,
         ]),
         h(doc, "p", { cls: "gth-approval-message", text: i.message || `The agent wants to call ${d.toolName || "a tool"}.` }),
@@ -187,6 +195,7 @@ export class InterruptCards {
       }
       state = how;
       el.dataset.state = how;
+      title.textContent = TITLE_TEXT[how]; // the card no longer asks for anything
       for (const c of controls) c.disabled = true;
       decision.hidden = false;
       batch.answer(i.id, entry);
