@@ -2,12 +2,12 @@
 
 ``llm`` is ``{type, model, configuration?, apiKeyEnvironmentVariable?, ...}`` as in Gaunt Sloth.
 No ``llm`` means the offline demo model; ``demo`` and ``fake`` are built here; every other type
-maps to a LangChain provider created by ``init_chat_model``. Nothing is contacted while resolving.
+maps to a LangChain provider created by ``init_chat_model``, its options (written with Gaunt
+Sloth's LangChain JS names) translated by ``providers.py``. Nothing is contacted while resolving.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,21 +17,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gth_jupyter.models.demo import DEMO_MODEL_NAME, DemoChatModel
 from gth_jupyter.models.fake import FakeChatModel
-
-PROVIDERS: Mapping[str, str] = {
-    "anthropic": "anthropic",
-    "openai": "openai",
-    "ollama": "ollama",
-    "google-genai": "google_genai",
-    "google": "google_genai",
-    "vertexai": "google_vertexai",
-    "groq": "groq",
-    "deepseek": "deepseek",
-    "xai": "xai",
-    "mistral": "mistralai",
-    "openrouter": "openai",
-}
-"""Gaunt Sloth's ``llm.type`` -> LangChain's ``model_provider``."""
+from gth_jupyter.models.providers import PROVIDERS, provider_settings
 
 KNOWN_TYPES: tuple[str, ...] = ("demo", "fake", *PROVIDERS)
 
@@ -52,10 +38,6 @@ _PACKAGES: Mapping[str, str] = {
     "xai": "langchain-xai",
     "mistralai": "langchain-mistralai",
 }
-_OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
-# Keys of ``llm`` that this module reads; the rest go to the provider's constructor.
-_OWN_KEYS = frozenset({"type", "model", "configuration", "apiKeyEnvironmentVariable"})
-_DISPLAY_KEYS = frozenset({"modelDisplayName"})
 
 
 class ModelConfigError(ValueError):
@@ -137,24 +119,14 @@ def _build_offline(cls: type[BaseChatModel], settings: dict[str, Any], kind: str
 
 
 def _build_provider(kind: str, llm: Mapping[str, Any]) -> BaseChatModel:
-    provider = PROVIDERS[kind]
+    provider = PROVIDERS[kind].model_provider
     model = llm.get("model")
     if not isinstance(model, str) or not model:
         raise ModelConfigError(f'llm.type "{kind}" needs llm.model, the name of the model to use.')
-    kwargs: dict[str, Any] = {
-        k: v for k, v in llm.items() if k not in _OWN_KEYS and k not in _DISPLAY_KEYS
-    }
-    configuration = llm.get("configuration") or {}
-    if not isinstance(configuration, Mapping):
-        raise ModelConfigError("llm.configuration must be an object of provider settings.")
-    kwargs.update(configuration)
-    api_key = _api_key(llm.get("apiKeyEnvironmentVariable"))
-    if kind == "openrouter":
-        kwargs.setdefault("base_url", _OPENROUTER_BASE_URL)
-        if api_key is None and "api_key" not in kwargs and os.environ.get("OPENROUTER_API_KEY"):
-            api_key = os.environ["OPENROUTER_API_KEY"]
-    if api_key is not None:
-        kwargs["api_key"] = api_key
+    try:
+        kwargs = provider_settings(kind, llm).kwargs
+    except ValueError as e:
+        raise ModelConfigError(str(e)) from None
     try:
         chat_model: BaseChatModel = init_chat_model(model, model_provider=provider, **kwargs)
     except ImportError as e:
@@ -162,20 +134,6 @@ def _build_provider(kind: str, llm: Mapping[str, Any]) -> BaseChatModel:
     except Exception as e:
         raise ModelConfigError(f'llm.type "{kind}", model "{model}" could not start: {e}') from e
     return chat_model
-
-
-def _api_key(variable: object) -> str | None:
-    if variable is None:
-        return None
-    if not isinstance(variable, str) or not variable:
-        raise ModelConfigError("llm.apiKeyEnvironmentVariable must name an environment variable.")
-    value = os.environ.get(variable)
-    if not value:
-        raise ModelConfigError(
-            f'llm.apiKeyEnvironmentVariable is "{variable}", but the environment variable '
-            f"{variable} is not set. Set it to your API key, or remove the setting."
-        )
-    return value
 
 
 def _missing_provider_message(kind: str, provider: str) -> str:
