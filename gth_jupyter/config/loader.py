@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from gth_jupyter.config import _jsonc
 from gth_jupyter.config.effective import unknown_built_in_tools
 from gth_jupyter.config.errors import ConfigError, format_key_path, report
+from gth_jupyter.config.gaunt_sloth_keys import is_gaunt_sloth_only
 from gth_jupyter.config.live import LiveObjects, is_marker
 from gth_jupyter.config.python_config import read_python_layer
 from gth_jupyter.config.schema import GthConfig, iter_unknown_keys
@@ -196,8 +197,13 @@ def _origin(path: KeyPath, origins: Origins) -> Path | None:
 
 
 def _report_unknown(config: GthConfig, origins: Origins) -> None:
-    """Warn about keys the schema does not define and names that are not built-in tools."""
+    """Warn about keys the schema does not define and names that are not built-in tools.
+
+    Gaunt Sloth's own settings that do not apply here (``gaunt_sloth_keys.py``) are not reported.
+    """
     for key_path in iter_unknown_keys(config):
+        if is_gaunt_sloth_only(key_path):
+            continue
         file = _origin(key_path, origins)
         report(f"Unknown configuration key '{format_key_path(key_path)}' in {file}")
     settings: list[tuple[KeyPath, Any]] = [(("builtInTools",), config.built_in_tools)]
