@@ -58,6 +58,7 @@ from .resume import (
 )
 
 __all__ = [
+    "A2UI_ACTIVITY",
     "APPROVAL_INTERRUPT",
     "APPROVAL_RESPONSE_SCHEMA",
     "CLIENT_TOOL_INTERRUPT",
@@ -65,7 +66,12 @@ __all__ = [
     "EMPTY_SCHEMA",
     "IMAGES_FOR",
     "INJECTED_MARK",
+    "REPLACE_STATE",
+    "STATE_KEY",
+    "SURFACE_TOOL",
     "TURN_KEY",
+    "ActivityDelta",
+    "ActivitySnapshot",
     "AgentError",
     "AgentNotFoundError",
     "AgentStreamEvent",
@@ -87,7 +93,10 @@ __all__ = [
     "RunContext",
     "RunEnd",
     "RunPlan",
+    "StateDelta",
+    "StateSnapshot",
     "StreamItem",
+    "SurfaceTracker",
     "TextEvent",
     "ThreadState",
     "ToolArgsEvent",
@@ -100,11 +109,15 @@ __all__ = [
     "Turn",
     "describe_pending",
     "forwarded_command",
+    "json_patch",
+    "merge_state",
     "public_message_id",
     "resume_from_command",
     "resume_from_entries",
     "resume_from_tool_results",
     "starts_turn",
+    "surface_operations",
+    "thread_activities",
     "tool_content_text",
 ]
 
@@ -159,8 +172,197 @@ class ToolResultMessage:
     tool_call_id: str
 
 
-#: What a run streams: the renderer contract, plus two markers carrying checkpoint ids.
-StreamItem = AgentStreamEvent | AssistantMessageStart | ToolResultMessage
+@dataclass(frozen=True, slots=True)
+class StateSnapshot:
+    """The thread's whole shared state (sent at the start and end of a run that uses it)."""
+
+    snapshot: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class StateDelta:
+    """A change of the shared state, as RFC 6902 JSON Patch operations."""
+
+    delta: list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class ActivitySnapshot:
+    """An activity message (an A2UI surface shown) with its whole content."""
+
+    message_id: str
+    activity_type: str
+    content: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ActivityDelta:
+    """A change of an activity message's content, as RFC 6902 JSON Patch operations."""
+
+    message_id: str
+    activity_type: str
+    patch: list[dict[str, Any]]
+
+
+#: What a run streams: the renderer contract, two markers carrying checkpoint ids, and the
+#: shared state and activity items.
+StreamItem = (
+    AgentStreamEvent
+    | AssistantMessageStart
+    | ToolResultMessage
+    | StateSnapshot
+    | StateDelta
+    | ActivitySnapshot
+    | ActivityDelta
+)
+
+
+# -- shared state -----------------------------------------------------------------------------
+
+#: The graph channel holding the thread's shared (AG-UI) state, a JSON object.
+STATE_KEY = "gth_state"
+#: A write ``{REPLACE_STATE: value}`` to the state channel replaces the state with ``value``
+#: (the client's state at run start); any other write is merged into it.
+REPLACE_STATE = "$gth_replace"
+
+
+def merge_state(left: Any, right: Any) -> dict[str, Any]:
+    """The state channel's reducer: ``right`` merged into ``left`` as an RFC 7386 JSON Merge
+    Patch (objects merge key by key, ``null`` deletes a key, anything else replaces), or
+    ``right[REPLACE_STATE]`` when ``right`` is a replacement."""
+    base = left if isinstance(left, dict) else {}
+    if not isinstance(right, dict):
+        return base
+    if REPLACE_STATE in right:
+        value = right[REPLACE_STATE]
+        return dict(value) if isinstance(value, dict) else {}
+    return _merge_patch(base, right)
+
+
+def _merge_patch(target: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    out = dict(target)
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, dict):
+            old = out.get(key)
+            out[key] = _merge_patch(old if isinstance(old, dict) else {}, value)
+        else:
+            out[key] = value
+    return out
+
+
+def _pointer(key: str | int) -> str:
+    return "/" + str(key).replace("~", "~0").replace("/", "~1")
+
+
+def json_patch(old: Any, new: Any, path: str = "") -> list[dict[str, Any]]:
+    """RFC 6902 operations turning ``old`` into ``new`` (JSON values): objects are compared key
+    by key, a list that only grew gets ``add`` operations at its end, anything else that
+    differs is replaced whole. Small rather than minimal; ``[]`` when they are equal."""
+    if old == new:
+        return []
+    if isinstance(old, dict) and isinstance(new, dict):
+        ops: list[dict[str, Any]] = []
+        for key in old:
+            if key not in new:
+                ops.append({"op": "remove", "path": path + _pointer(key)})
+        for key, value in new.items():
+            if key not in old:
+                ops.append({"op": "add", "path": path + _pointer(key), "value": value})
+            else:
+                ops += json_patch(old[key], value, path + _pointer(key))
+        return ops
+    if isinstance(old, list) and isinstance(new, list) and new[: len(old)] == old:
+        return [{"op": "add", "path": f"{path}/-", "value": v} for v in new[len(old) :]]
+    return [{"op": "replace", "path": path, "value": new}]
+
+
+# -- A2UI surfaces as activity ----------------------------------------------------------------
+
+#: The tool whose results are A2UI surfaces, and the AG-UI activity type they travel as.
+SURFACE_TOOL = "show_a2ui_surface"
+A2UI_ACTIVITY = "a2ui-surface"
+
+
+def surface_operations(text: str) -> dict[str, list[Any]]:
+    """A2UI messages (JSON Lines or concatenated objects) grouped by ``surfaceId``, in order;
+    ``{}`` for text that is not A2UI."""
+    decoder = json.JSONDecoder()
+    found: dict[str, list[Any]] = {}
+    index, end = 0, len(text)
+    while index < end:
+        while index < end and text[index] in " \t\r\n,":
+            index += 1
+        if index >= end:
+            break
+        try:
+            value, index = decoder.raw_decode(text, index)
+        except ValueError:
+            return {}
+        body = next(iter(value.values()), None) if isinstance(value, dict) else None
+        surface = body.get("surfaceId") if isinstance(body, dict) else None
+        if not isinstance(surface, str):
+            return {}
+        found.setdefault(surface, []).append(value)
+    return found
+
+
+class SurfaceTracker:
+    """The A2UI surfaces of one thread, each one activity message whose content is
+    ``{"a2ui_operations": [...]}``, every operation shown for that surface so far. The message
+    id is stable: ``<id of the tool call that first showed the surface>-a2ui-<surfaceId>``."""
+
+    def __init__(self) -> None:
+        self.surfaces: dict[str, tuple[str, list[Any]]] = {}
+
+    def show(self, tool_call_id: str, content: str) -> list[ActivitySnapshot | ActivityDelta]:
+        """The activity items one successful ``show_a2ui_surface`` result adds."""
+        items: list[ActivitySnapshot | ActivityDelta] = []
+        for surface, ops in surface_operations(content).items():
+            known = self.surfaces.get(surface)
+            if known is None:
+                message_id = f"{tool_call_id}-a2ui-{surface}"
+                self.surfaces[surface] = (message_id, list(ops))
+                content_ = {"a2ui_operations": list(ops)}
+                items.append(ActivitySnapshot(message_id, A2UI_ACTIVITY, content_))
+            else:
+                message_id, shown = known
+                patch = json_patch({"a2ui_operations": shown}, {"a2ui_operations": shown + ops})
+                shown.extend(ops)
+                items.append(ActivityDelta(message_id, A2UI_ACTIVITY, patch))
+        return items
+
+    def show_message(self, message: BaseMessage) -> list[ActivitySnapshot | ActivityDelta]:
+        """``show`` for a checkpointed tool message; ``[]`` for any other message."""
+        if (
+            isinstance(message, ToolMessage)
+            and message.name == SURFACE_TOOL
+            and message.status != "error"
+        ):
+            return self.show(message.tool_call_id, tool_content_text(message.content))
+        return []
+
+
+def thread_activities(messages: list[BaseMessage]) -> dict[str, list[ActivitySnapshot]]:
+    """The activity messages a thread's history holds, by the id of the message each follows
+    (the tool message that first showed it), each with its final content."""
+    tracker = SurfaceTracker()
+    after: dict[str, list[ActivitySnapshot]] = {}
+    for message in messages:
+        for item in tracker.show_message(message):
+            if isinstance(item, ActivitySnapshot):
+                after.setdefault(message.id or "", []).append(item)
+    final = {message_id: ops for message_id, ops in tracker.surfaces.values()}
+    return {
+        key: [
+            ActivitySnapshot(
+                i.message_id, i.activity_type, {"a2ui_operations": final[i.message_id]}
+            )
+            for i in items
+        ]
+        for key, items in after.items()
+    }
 
 
 # -- threads and plans ----------------------------------------------------------------------
@@ -186,6 +388,8 @@ class ThreadState:
     messages: list[BaseMessage]
     pending: list[PendingInterrupt]
     can_continue: bool = False
+    state: dict[str, Any] = field(default_factory=dict)
+    """The thread's shared (AG-UI) state."""
 
     @property
     def message_ids(self) -> set[str]:
@@ -262,6 +466,10 @@ class RunPlan:
     continue_run: bool = False
     kernel: KernelAccess | None = None
     """The notebook kernel the kernel tools work in on this run, when the host has one."""
+    state: dict[str, Any] | None = None
+    """The client's shared state (AG-UI ``RunAgentInput.state``). A non-empty object replaces
+    the thread's state at the start of the run (the client's copy is authoritative then); empty
+    or ``None`` keeps the thread's state, so a client that does not use state never wipes it."""
 
 
 @dataclass(frozen=True)

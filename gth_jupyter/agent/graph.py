@@ -8,24 +8,61 @@ graph shares one checkpointer, so a run and its resume may use different graph o
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Annotated, Any
 
 from langchain.agents import create_agent
-from langchain.agents.middleware import AgentMiddleware
+from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import SystemMessage
 from langchain_core.tools import BaseTool
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
+from typing_extensions import NotRequired
 
 from .client_tools import ClientToolMiddleware, is_client_tool, make_client_tool
-from .contract import ClientToolSpec
+from .contract import STATE_KEY, ClientToolSpec, merge_state
 from .run_context import RunContextMiddleware
 
 AgentGraph = CompiledStateGraph[Any, Any, Any, Any]
 # A LangChain tool, or a provider's server tool dict (bound to the model untouched).
 ToolLike = BaseTool | dict[str, Any]
+
+
+class SharedState(AgentState[Any]):
+    """The agent state plus the thread's shared (AG-UI) state, checkpointed with it. Writes
+    are merged (:func:`~gth_jupyter.agent.contract.merge_state`), so tools called in parallel
+    may each change a part of it."""
+
+    gth_state: NotRequired[Annotated[dict[str, Any], merge_state]]
+
+
+STATE_PROMPT = (
+    "Shared state between you and the user's client (JSON; change it with the "
+    "gth_update_state tool when it is available):"
+)
+
+
+class SharedStateMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
+    """Declares the shared state channel and shows a non-empty state to the model, in the system
+    prompt of each model call (so it is always the current state, never stale history)."""
+
+    state_schema = SharedState
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResponse[Any]:
+        state = request.state.get(STATE_KEY) if isinstance(request.state, dict) else None
+        if state:
+            extra = f"{STATE_PROMPT}\n{json.dumps(state, ensure_ascii=False, default=str)}"
+            prompt = request.system_prompt
+            text = f"{prompt}\n\n{extra}" if prompt else extra
+            request = request.override(system_message=SystemMessage(text))
+        return await handler(request)
 
 
 def tool_like_name(tool: ToolLike) -> str | None:
@@ -54,7 +91,12 @@ def build_graph(
         model,
         all_tools,
         system_prompt=system_prompt,
-        middleware=[RunContextMiddleware(), ClientToolMiddleware(client_names), *middleware],
+        middleware=[
+            RunContextMiddleware(),
+            SharedStateMiddleware(),
+            ClientToolMiddleware(client_names),
+            *middleware,
+        ],
         # No context_schema: hosts that pass their own context (a dict, say) must still work;
         # the middleware reads a RunContext only when it is one.
         checkpointer=checkpointer,

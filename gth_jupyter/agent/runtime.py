@@ -24,6 +24,8 @@ from langgraph.types import Command, Interrupt
 
 from .checkpoint import LocalLeases, RunLease, RunLeases
 from .contract import (
+    REPLACE_STATE,
+    STATE_KEY,
     ClientToolSpec,
     PendingInterrupt,
     RunBusyError,
@@ -126,7 +128,13 @@ class Runtime:
         values = snapshot.values if isinstance(snapshot.values, dict) else {}
         messages = list(values.get("messages", []))
         pending = [pending_of(i) for i in snapshot.interrupts]
-        return ThreadState(messages, pending, can_continue=bool(snapshot.next) and not pending)
+        shared = values.get(STATE_KEY)
+        return ThreadState(
+            messages,
+            pending,
+            can_continue=bool(snapshot.next) and not pending,
+            state=dict(shared) if isinstance(shared, dict) else {},
+        )
 
     async def stream(self, plan: RunPlan) -> AsyncGenerator[StreamItem | RunEnd, None]:
         """Runs the plan; yields stream items, then exactly one ``RunEnd`` unless it raises."""
@@ -141,20 +149,33 @@ class Runtime:
                 yield ToolResultEvent(
                     id=message.tool_call_id, content=str(message.content), isError=True
                 )
+        # The client's state, when it sent one, replaces the thread's (see ``RunPlan.state``).
+        sent = plan.state if isinstance(plan.state, dict) and plan.state else None
+        update = {STATE_KEY: {REPLACE_STATE: sent}} if sent is not None else {}
         graph_input: Any
         answering: frozenset[str] = frozenset()
         if plan.resume is not None:
-            graph_input = Command(resume=plan.resume.values)
+            graph_input = Command(resume=plan.resume.values, update=update or None)
             answering = plan.resume.tool_call_ids
         elif plan.messages:
-            graph_input = {"messages": plan.messages}
+            graph_input = {"messages": plan.messages, **update}
         elif plan.continue_run:
             graph_input = None
+            if update:
+                await graph.aupdate_state(config, update)
         else:
             yield RunEnd([])
             return
+        # One read of the thread before the run: its state (the start snapshot, and what state
+        # deltas are computed against) and its messages (surfaces shown by earlier runs).
+        before = await graph.aget_state(config)
+        values = before.values if isinstance(before.values, dict) else {}
+        stored = values.get(STATE_KEY)
+        state = sent if sent is not None else (dict(stored) if stored else None)
         context = RunContext(list(plan.context), list(plan.queued), answering, plan.kernel)
-        translator = StreamTranslator()
+        translator = StreamTranslator(state, values.get("messages", ()))
+        for item in translator.state_items():
+            yield item
         feed = translator.feed
         stream: Any = graph.astream(graph_input, config, stream_mode=STREAM_MODES, context=context)
         async with contextlib.aclosing(stream):
@@ -162,6 +183,8 @@ class Runtime:
                 for item in feed(mode, data):
                     yield item
         for item in translator.close_message():
+            yield item
+        for item in translator.state_items():
             yield item
         yield RunEnd([pending_of(i) for i in translator.interrupts])
 

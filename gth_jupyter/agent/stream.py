@@ -6,22 +6,33 @@ tool messages, node updates (where interrupts surface) and custom writes (live t
 the contract leaves out but AG-UI needs: the id of the assistant message being streamed, and the
 id of each tool result message. Keeping those ids equal to the checkpoint's lets a client's
 history be matched against the thread on the next run.
+
+It also follows the shared state: a node update that writes the state channel gives a
+``StateDelta`` (JSON Patch against the state before it), and ``state_items`` the snapshots that
+open and close a run using state. A ``show_a2ui_surface`` result gives an ``ActivitySnapshot``
+for a surface first shown, an ``ActivityDelta`` for one shown before (in this run or, from
+``history``, an earlier one). None of this touches the per-token path.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from langchain_core.messages import AIMessageChunk, ToolMessage
+from langchain_core.messages import AIMessageChunk, BaseMessage, ToolMessage
 from langgraph.types import Interrupt
 
 from .contract import (
+    STATE_KEY,
+    SURFACE_TOOL,
     AssistantMessageStart,
     ReasoningDeltaEvent,
     ReasoningEndEvent,
     ReasoningStartEvent,
+    StateDelta,
+    StateSnapshot,
     StreamItem,
+    SurfaceTracker,
     TextEvent,
     ToolArgsEvent,
     ToolEndEvent,
@@ -29,6 +40,8 @@ from .contract import (
     ToolResultEvent,
     ToolResultMessage,
     ToolStartEvent,
+    json_patch,
+    merge_state,
     public_message_id,
     tool_content_text,
 )
@@ -37,12 +50,24 @@ from .contract import (
 class StreamTranslator:
     """Stateful translation of one run's stream; one instance per run."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self, state: dict[str, Any] | None = None, history: Sequence[BaseMessage] = ()
+    ) -> None:
         self.interrupts: list[Interrupt] = []
         self._message_id: str | None = None
         self._reasoning_open = False
         # chunk index -> tool call id, for calls of the current message not yet ended
         self._open_calls: dict[int, str] = {}
+        # The shared state as the client last saw it; None while the run has not used state.
+        self.state = state
+        self.state_used = state is not None
+        self._history = history
+        self._surfaces: SurfaceTracker | None = None
+
+    def state_items(self) -> Iterator[StreamItem]:
+        """A ``StateSnapshot`` of the current state, when this run uses state."""
+        if self.state_used:
+            yield StateSnapshot(dict(self.state or {}))
 
     def feed(self, mode: str, data: Any) -> Iterator[StreamItem]:
         if mode == "messages":
@@ -59,6 +84,8 @@ class StreamTranslator:
                     self.interrupts.extend(found)
                 # A node finished: whatever the model was streaming is complete.
                 yield from self.close_message()
+                for update in data.values():
+                    yield from self._on_update(update)
         elif mode == "custom":
             if isinstance(data, dict) and data.get("type") == "tool_output":
                 yield ToolOutputEvent.model_validate(data)
@@ -136,6 +163,18 @@ class StreamTranslator:
             self._open_calls.clear()
         self._message_id = None
 
+    def _on_update(self, update: Any) -> Iterator[StreamItem]:
+        """State changes in one node's update (a dict, or a list of them from parallel tools)."""
+        for part in update if isinstance(update, (list, tuple)) else (update,):
+            if isinstance(part, dict) and STATE_KEY in part:
+                old = self.state or {}
+                new = merge_state(old, part[STATE_KEY])
+                self.state_used = True
+                self.state = new
+                delta = json_patch(old, new)
+                if delta:
+                    yield StateDelta(delta)
+
     def _on_tool_message(self, message: ToolMessage) -> Iterator[StreamItem]:
         call_id = message.tool_call_id
         yield ToolResultMessage(message_id=message.id or f"{call_id}-result", tool_call_id=call_id)
@@ -144,3 +183,9 @@ class StreamTranslator:
             content=tool_content_text(message.content),
             isError=True if message.status == "error" else None,
         )
+        if message.name == SURFACE_TOOL:
+            if self._surfaces is None:
+                self._surfaces = SurfaceTracker()
+                for earlier in self._history:
+                    self._surfaces.show_message(earlier)
+            yield from self._surfaces.show_message(message)

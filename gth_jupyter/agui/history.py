@@ -5,6 +5,10 @@ message, not two. Messages the middleware injected for the model (a captured fra
 out: the transcript shows the tool call that produced them instead. The images a kernel tool
 returned (``run_python``'s plots) were moved out of its result into such a message, so they are
 put back into the result here, for the tool's card: the checkpoint keeps them once.
+
+Each A2UI surface shown is also an AG-UI activity message (role ``activity``, the id its
+``ACTIVITY_SNAPSHOT`` had), right after the tool message that first showed it and with every
+operation shown for it since, so a client rebuilding the thread renders it once.
 """
 
 from __future__ import annotations
@@ -15,7 +19,13 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from ..agent.contract import IMAGES_FOR, INJECTED_MARK, public_message_id, tool_content_text
+from ..agent.contract import (
+    IMAGES_FOR,
+    INJECTED_MARK,
+    public_message_id,
+    thread_activities,
+    tool_content_text,
+)
 from ..agent.runtime import Runtime
 from .mapping import to_interrupt
 
@@ -93,6 +103,7 @@ def to_agui_messages(messages: Iterable[BaseMessage]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     messages = list(messages)
     moved = _moved_images(messages)
+    activities = thread_activities(messages)
     for message in messages:
         if message.additional_kwargs.get(INJECTED_MARK) and isinstance(message, HumanMessage):
             continue
@@ -127,6 +138,15 @@ def to_agui_messages(messages: Iterable[BaseMessage]) -> list[dict[str, Any]]:
             if message.status == "error":
                 tool["error"] = tool["content"]
             out.append(tool)
+            for activity in activities.get(message.id or "", ()):
+                out.append(
+                    {
+                        "id": activity.message_id,
+                        "role": "activity",
+                        "activityType": activity.activity_type,
+                        "content": activity.content,
+                    }
+                )
     return out
 
 
@@ -136,7 +156,8 @@ async def thread_view(runtime: Runtime, thread_id: str, turn: str | None = None)
 
     With ``turn``, only that turn's messages (and the interrupts it waits on) are given: a
     ``%gth`` cell shows its own turn. ``turns`` lists every widget turn in order, each ``done``
-    unless it is the thread's last turn and a run is in flight or an interrupt waits."""
+    unless it is the thread's last turn and a run is in flight or an interrupt waits. ``state``
+    is the thread's shared state, when it has one."""
     state = await runtime.thread_state(thread_id)
     busy = runtime.is_busy(thread_id)
     turns = state.turns()
@@ -147,7 +168,7 @@ async def thread_view(runtime: Runtime, thread_id: str, turn: str | None = None)
         messages = [m for t in turns if t.turn_id == turn for m in t.messages]
         if last is None or last.turn_id != turn:
             pending = []
-    return {
+    view: dict[str, Any] = {
         "threadId": thread_id,
         "messages": to_agui_messages(messages),
         "pendingToolCallIds": [p.tool_call_id for p in pending if p.client_tool],
@@ -162,3 +183,6 @@ async def thread_view(runtime: Runtime, thread_id: str, turn: str | None = None)
             if t.turn_id is not None
         ],
     }
+    if state.state:
+        view["state"] = state.state  # the shared state, given only when the thread has one
+    return view

@@ -1,7 +1,8 @@
 """``AgentStreamEvent`` → AG-UI 1.0 events, for one run.
 
 The rules the official client enforces shape this class: a text message is closed before any
-tool call or reasoning starts (the client finalises a message when a tool call starts on it),
+tool call, reasoning or activity starts (the client finalises a message when a tool call starts
+on it),
 everything open is closed before ``RUN_FINISHED``, a suspended client tool call gets no
 ``TOOL_CALL_RESULT``, and a result the client sent itself is never echoed back.
 """
@@ -15,6 +16,8 @@ from uuid import uuid4
 
 import ag_ui.core as agui
 from ag_ui.core import (
+    ActivityDeltaEvent,
+    ActivitySnapshotEvent,
     BaseEvent,
     CustomEvent,
     ReasoningEndEvent,
@@ -25,6 +28,8 @@ from ag_ui.core import (
     RunErrorEvent,
     RunFinishedEvent,
     RunStartedEvent,
+    StateDeltaEvent,
+    StateSnapshotEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
@@ -36,9 +41,13 @@ from ag_ui.core import (
 
 from ..agent import contract as ev
 from ..agent.contract import (
+    ActivityDelta,
+    ActivitySnapshot,
     AssistantMessageStart,
     PendingInterrupt,
     RunEnd,
+    StateDelta,
+    StateSnapshot,
     StreamItem,
     ToolResultMessage,
 )
@@ -202,6 +211,24 @@ class EventMapper:
             if item.is_notice:
                 value["isNotice"] = True
             yield CustomEvent(name=TOOL_OUTPUT_EVENT, value=value)
+        elif isinstance(item, StateSnapshot):
+            yield StateSnapshotEvent(snapshot=item.snapshot)
+        elif isinstance(item, StateDelta):
+            yield StateDeltaEvent.model_validate({"delta": item.delta})
+        elif isinstance(item, ActivitySnapshot):
+            yield from self._close_text()
+            yield ActivitySnapshotEvent(
+                message_id=item.message_id, activity_type=item.activity_type, content=item.content
+            )
+        elif isinstance(item, ActivityDelta):
+            yield from self._close_text()
+            yield ActivityDeltaEvent.model_validate(
+                {
+                    "messageId": item.message_id,
+                    "activityType": item.activity_type,
+                    "patch": item.patch,
+                }
+            )
 
     def _open_text(self) -> TextMessageStartEvent:
         base = self._assistant_id or str(uuid4())

@@ -57,6 +57,7 @@ KNOWN_BUILT_IN_TOOLS = frozenset(
         "gth_grep",
         "gth_web_fetch",
         "gth_status_update",
+        "gth_update_state",
         "show_a2ui_surface",
         "run_tests",
         "run_lint",

@@ -31,6 +31,7 @@ from gth_jupyter.tools.kernel_tools import (
     make_run_python_tool,
 )
 from gth_jupyter.tools.shell import make_shell_tool
+from gth_jupyter.tools.state import make_state_tool
 from gth_jupyter.tools.status import make_status_tool
 from gth_jupyter.tools.web_fetch import make_web_fetch_tool
 from gth_jupyter.tools.workspace import Workspace
@@ -67,6 +68,7 @@ FACTORIES: dict[str, Factory] = {
     "gth_grep": lambda name, s, ctx: make_grep_tool(ctx[0], s),
     "gth_web_fetch": lambda name, s, ctx: make_web_fetch_tool(s),
     "gth_status_update": lambda name, s, ctx: make_status_tool(),
+    "gth_update_state": lambda name, s, ctx: make_state_tool(),
     "show_a2ui_surface": _a2ui,
     "run_shell_command": lambda name, s, ctx: make_shell_tool(ctx[0].root, s, pass_env=ctx[2]),
     "list_variables": lambda name, s, ctx: make_list_variables_tool(),
