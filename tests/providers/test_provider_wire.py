@@ -22,8 +22,12 @@ import pytest
 from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.agent.checkpoint import CheckpointStore
 from gth_jupyter.config import load_config
+from gth_jupyter.models import resolve_model
 from gth_jupyter.server.standalone import make_app
 from tests.providers.stubs import Reply, StubServer
+
+# The anthropic SDK warns about a model's end of life from its name alone; the stub has no model.
+pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
 
 TOKEN = "provider-stub-token-1234"
 AUTH = {"Authorization": f"token {TOKEN}"}
@@ -270,3 +274,26 @@ async def test_openrouter_sends_its_own_key_and_never_openais(
     assert request.headers["authorization"] == f"Bearer {ENV_KEYS['OPEN_ROUTER_API_KEY']}"
     assert request.headers["x-title"] == "gth-jupyter"
     assert ENV_KEYS["OPENAI_API_KEY"] not in json.dumps(request.headers)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_non_streamed_reply_with_a_tool_call(stub: StubServer, provider: str) -> None:
+    """The JSON (non-streaming) path, as a rater or ``invoke`` uses it, tool calls included."""
+    llm = {**PROVIDERS[provider](stub.url), "streaming": False, "maxTokens": 64}
+    stub.script(Reply(text="Let me add.", tool_calls=[("add", {"a": 2, "b": 3})]))
+    tool = {
+        "name": "add",
+        "description": "Adds two integers.",
+        "parameters": {
+            "type": "object",
+            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+        },
+    }
+
+    reply = resolve_model(llm).bind_tools([tool]).invoke("2 + 3?")
+
+    assert [(c["name"], c["args"]) for c in reply.tool_calls] == [("add", {"a": 2, "b": 3})]
+    (request,) = stub.requests
+    assert not request.body.get("stream")
+    assert request.body["max_completion_tokens" if provider == "openai" else "max_tokens"] == 64
+    assert_only_its_own_key(stub, provider, llm["apiKey"])
