@@ -7,6 +7,7 @@
 // again, up to `maxRounds` times. Stop aborts the request and latches, so nothing is resumed.
 
 import { HttpAgent, randomUUID } from "@ag-ui/client";
+import { ActivityStore } from "./a2ui/activity.js";
 import { blocksThread, isInterrupt } from "./interrupts.js";
 import { StreamedText } from "./streamtext.js";
 import { errorOf, toContent } from "./tools/registry.js";
@@ -53,6 +54,8 @@ export class ChatController {
     this.turnUserId = null;
     /** @type {AbortController | null} */
     this.toolAbort = null;
+    /** A2UI activity contents by message id, so an ACTIVITY_DELTA can be drawn (a2ui/activity.js). */
+    this.activities = new ActivityStore();
   }
 
   /** @param {(e: ChatEvent) => void} fn */
@@ -83,6 +86,7 @@ export class ChatController {
   /** Replace the conversation with the server's copy (rehydration). */
   setHistory(/** @type {any[]} */ messages) {
     this.agent.setMessages(messages);
+    this.activities.load(messages);
     this.emit({ type: "history", messages: this.agent.messages });
   }
 
@@ -212,6 +216,7 @@ export class ChatController {
       ...streamed.subscriber(),
       onEvent: (/** @type {any} */ { event }) => {
         this.emit({ type: "agui", event });
+        if (event.type === "ACTIVITY_SNAPSHOT" || event.type === "ACTIVITY_DELTA") this.#onActivity(event);
       },
       onRunFinishedEvent: (/** @type {any} */ p) => {
         finished = { outcome: p.outcome, pendingToolCallIds: p.pendingToolCallIds ?? [], interrupts: p.interrupts ?? [] };
@@ -242,6 +247,27 @@ export class ChatController {
       return null;
     }
     return failure ? null : finished;
+  }
+
+  /**
+   * Track an A2UI activity; an ACTIVITY_DELTA is drawn as a snapshot of the operations it added
+   * (marked `gthDerived`, so the event log lists only what came over the wire). The view dedupes
+   * surfaces by surfaceId, so a surface also shown by its tool result is drawn once.
+   * @param {any} event
+   */
+  #onActivity(event) {
+    let ops;
+    try {
+      ops = this.activities.apply(event);
+    } catch (err) {
+      console.warn(`gth: could not apply ${event.type} for ${event.messageId}:`, err);
+      return;
+    }
+    if (event.type !== "ACTIVITY_DELTA" || !ops?.length) return;
+    this.emit({
+      type: "agui",
+      event: { type: "ACTIVITY_SNAPSHOT", messageId: event.messageId, activityType: event.activityType, content: { a2ui_operations: ops }, replace: false, gthDerived: true },
+    });
   }
 
   /** The `gth` props every run sends (first runs and resumes alike); undefined when there are none. */

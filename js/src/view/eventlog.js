@@ -1,8 +1,11 @@
 // The event-log panel for the teaching notebook, in two views: a live sequence diagram of the
 // page, the server and the graph (view/sequencesvg.js, exportable as SVG), and the list of
 // AG-UI event types as they arrive, where runs of one type (a stream of TEXT_MESSAGE_CONTENT)
-// share one row with a count. Both are fed all along; a toggle shows one or the other.
+// share one row with a count. Both are fed all along; a toggle shows one or the other. Below
+// them, the agent's shared state as STATE_SNAPSHOT / STATE_DELTA leave it (hidden until a run
+// uses state).
 
+import { applyPatch } from "../a2ui/patch.js";
 import { h } from "./dom.js";
 import { SequenceDiagram } from "./sequencesvg.js";
 
@@ -33,7 +36,14 @@ export class EventLog {
       ]),
       this.diagram.el,
       this.list,
+      (this.stateBox = h(doc, "details", { cls: "gth-eventlog-state", attrs: { open: "" } }, [
+        h(doc, "summary", { text: "State" }),
+        (this.stateView = h(doc, "pre", { cls: "gth-eventlog-state-json" })),
+      ])),
     ]);
+    this.stateBox.hidden = true;
+    /** The shared state as the events left it; undefined until a run uses state. */
+    this.state = undefined;
     this.el.hidden = true;
     this.setMode("diagram");
     /** @type {{ type: string, count: number, detail: string, row: any }[]} */
@@ -63,7 +73,26 @@ export class EventLog {
   /** One chat event (chat.js `ChatEvent`): the diagram reads them all, the list AG-UI events. */
   handle(/** @type {any} */ e) {
     this.diagram.handle(e);
-    if (e?.type === "agui") this.add(e.event);
+    if (e?.type === "agui" && !e.event?.gthDerived) {
+      this.add(e.event);
+      if (e.event?.type === "STATE_SNAPSHOT") this.setState(e.event.snapshot);
+      else if (e.event?.type === "STATE_DELTA") {
+        try {
+          this.setState(applyPatch(this.state ?? {}, e.event.delta));
+        } catch (err) {
+          console.warn("gth: could not apply STATE_DELTA", err);
+        }
+      }
+    }
+  }
+
+  /** Show `state` (a JSON value) in the state view. */
+  setState(/** @type {any} */ state) {
+    this.state = state;
+    this.stateBox.hidden = false;
+    this.frames.mark("eventlog-state", () => {
+      this.stateView.textContent = JSON.stringify(this.state ?? {}, null, 2);
+    });
   }
 
   add(/** @type {any} */ event) {
