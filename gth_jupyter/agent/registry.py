@@ -23,7 +23,13 @@ from ..config import EffectiveConfig, GthConfig
 from ..tools.kernel_tools import KERNEL_TOOLS
 from ..tools.registry import Tool, tool_name
 from .checkpoint import CheckpointStore
-from .contract import DEFAULT_AGENT, AgentNotFoundError, AgentUnavailableError
+from .contract import (
+    A2UI_ACTIVITY,
+    DEFAULT_AGENT,
+    STATE_KEY,
+    AgentNotFoundError,
+    AgentUnavailableError,
+)
 from .resolver import AgentParts, resolve_agent
 from .runtime import Runtime
 
@@ -123,10 +129,26 @@ class AgentRegistry:
             # What the widget may load without asking (remote images in A2UI and Markdown).
             "a2ui": self.effective.a2ui.model_dump(by_alias=True),
             "kernelTools": self._kernel_tools(tools),
+            "agui": self._agui(),
         }
         if self.build_error is not None:
             body["error"] = {"code": AgentUnavailableError.code, "message": str(self.build_error)}
         return body
+
+    def _agui(self) -> dict[str, Any]:
+        """What the AG-UI endpoint offers: the dialects it streams (1.0; 0.x for clients on
+        ``@ag-ui/client`` 0.0.x: no ``outcome``, interrupts as ``CUSTOM on_interrupt``), which
+        one this command forces (``auto``: the request's ``protocolVersion`` tells), and its
+        shared state (``RunAgentInput.state``, kept per thread in ``STATE_KEY``, streamed as
+        ``STATE_SNAPSHOT`` / ``STATE_DELTA``) and activity (A2UI surfaces as
+        ``ACTIVITY_SNAPSHOT`` / ``ACTIVITY_DELTA``) support."""
+        return {
+            "protocolVersion": PROTOCOL_VERSION,
+            "dialects": ["1.0", "0.x"],
+            "protocol": self.effective.agui.protocol or "auto",
+            "state": {"snapshot": True, "delta": True, "channel": STATE_KEY},
+            "activity": {"types": [A2UI_ACTIVITY]},
+        }
 
     def leave_out_kernel_tools(self) -> None:
         """For a host without notebook kernels: the kernel tools go, before the agent runs."""

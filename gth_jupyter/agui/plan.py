@@ -78,6 +78,8 @@ def _decide(request: agui.RunAgentInput, state: ThreadState) -> Decision:
             for t in request.tools or []
         ],
         context=[(c.description, c.value) for c in request.context or []],
+        # The client's shared state; the runtime lets a non-empty object replace the thread's.
+        state=request.state if isinstance(request.state, dict) else None,
     )
     answered_here = {m.tool_call_id for m in request.messages if m.role == "tool"}
     decision = Decision(plan, answered_here)

@@ -14,6 +14,7 @@ import contextlib
 import json
 import logging
 import re
+import uuid
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -25,6 +26,7 @@ from pydantic import ValidationError
 from ..agent.contract import AgentError, KernelAccess, RunEnd, TextEvent
 from ..agent.runtime import Runtime, ThreadClaim
 from . import errors
+from .dialect import Dialect, dialect_of, legacy_events
 from .mapping import EventMapper
 from .plan import Decision, decide
 
@@ -50,6 +52,9 @@ MAX_ID_LENGTH = 512
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
+_SNAKE = {"threadId": "thread_id", "runId": "run_id"}
+
+
 def _path(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:
@@ -70,6 +75,10 @@ def parse_input(body: bytes, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> ag
         raise errors.invalid_json(str(exc) or type(exc).__name__) from None
     if not isinstance(data, dict):
         raise errors.invalid_input("The request body must be a JSON object (a RunAgentInput).")
+    # Gaunt Sloth generates both ids when a client leaves them out; RUN_STARTED tells it them.
+    for key in ("threadId", "runId"):
+        if data.get(key) is None and data.get(_SNAKE[key]) is None:
+            data[key] = str(uuid.uuid4())
     try:
         request = agui.RunAgentInput.model_validate(data)
     except ValidationError as exc:
@@ -179,13 +188,22 @@ class PreparedRun:
     request: agui.RunAgentInput
     decision: Decision
     claim: ThreadClaim
+    #: The AG-UI dialect the client reads (see ``dialect.py``).
+    dialect: Dialect = "1.0"
 
 
 async def plan_run(
-    runtime: Runtime, request: agui.RunAgentInput, *, kernel: KernelAccess | None = None
+    runtime: Runtime,
+    request: agui.RunAgentInput,
+    *,
+    kernel: KernelAccess | None = None,
+    protocol: str = "auto",
 ) -> PreparedRun:
     """Claims the request's thread and decides its plan, or raises a ``ProtocolError``;
-    ``kernel`` is where the run's kernel tools work."""
+    ``kernel`` is where the run's kernel tools work; ``protocol`` (the command's
+    ``agui.protocol``) forces a dialect or, ``auto``, lets the request's ``protocolVersion``
+    tell it."""
+    dialect = dialect_of(request, protocol)
     try:
         claim = runtime.claim(request.thread_id)
     except AgentError as exc:
@@ -200,7 +218,7 @@ async def plan_run(
     except BaseException:
         claim.release()
         raise
-    return PreparedRun(runtime, request, decision, claim)
+    return PreparedRun(runtime, request, decision, claim, dialect)
 
 
 async def prepare_run(
@@ -209,21 +227,30 @@ async def prepare_run(
     *,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     kernels: KernelResolver | None = None,
+    protocol: str = "auto",
 ) -> PreparedRun:
     """``plan_run`` for a request body, parsed and validated first; ``kernels`` finds the
     kernel the request names (before the thread is claimed, so a refusal claims nothing)."""
     request = parse_input(body, max_body_bytes)
     kernel = kernels(kernel_id(request)) if kernels is not None else None
-    return await plan_run(runtime, request, kernel=kernel)
+    return await plan_run(runtime, request, kernel=kernel, protocol=protocol)
 
 
 async def stream_events(prepared: PreparedRun) -> AsyncGenerator[BaseEvent, None]:
-    """The run's AG-UI events; always ends with RUN_FINISHED or RUN_ERROR unless cancelled."""
+    """The run's AG-UI events; always ends with RUN_FINISHED or RUN_ERROR unless cancelled.
+
+    A 0.x client gets the few events its dialect shapes differently rewritten
+    (``dialect.legacy_events``); token deltas never go that way."""
     request = prepared.request
     mapper = EventMapper(request.thread_id, request.run_id, prepared.decision.client_answered)
     map_item = mapper.map
+    adapt = legacy_events if prepared.dialect == "0.x" else None
     try:
-        yield mapper.start()
+        if adapt is None:
+            yield mapper.start()
+        else:
+            for event in adapt(mapper.start()):
+                yield event
         text_delta = mapper.text_delta
         async with contextlib.aclosing(prepared.runtime.stream(prepared.decision.plan)) as items:
             async for item in items:
@@ -231,15 +258,22 @@ async def stream_events(prepared: PreparedRun) -> AsyncGenerator[BaseEvent, None
                 delta = text_delta(item.delta) if type(item) is TextEvent else None
                 if delta is not None:
                     yield delta
-                elif isinstance(item, RunEnd):
-                    for event in mapper.finish(item):
+                    continue
+                events = mapper.finish(item) if isinstance(item, RunEnd) else map_item(item)
+                if adapt is None:
+                    for event in events:
                         yield event
                 else:
-                    for event in map_item(item):
-                        yield event
+                    for event in events:
+                        for out in adapt(event):
+                            yield out
         if not mapper.finished:
             for event in mapper.finish(RunEnd([])):
-                yield event
+                if adapt is None:
+                    yield event
+                else:
+                    for out in adapt(event):
+                        yield out
     except (asyncio.CancelledError, GeneratorExit):
         raise
     except Exception as exc:

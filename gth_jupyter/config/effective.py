@@ -13,6 +13,8 @@ A command block (``commands.notebook``, ``commands.api``...) overrides the root:
   replace the root's; ``deny`` and ``escalate`` add to it. The mode defaults to ``assisted``.
 - ``a2ui`` (``imageHosts``, the hosts whose images the widget loads at once): the block's
   object if set, else the root's; a block's list replaces the root's, it does not add to it.
+- ``agui.protocol`` (the AG-UI dialect: ``auto``, ``1.0`` or ``0.x``): the block's if set,
+  else the root's, else ``auto``.
 - ``passEnv`` (extra environment variables for the commands tools start): the block's list if
   set, else the root's, else none; a block's list replaces the root's.
 - ``port``, ``cors``, ``maxBodyBytes``: from the block, else 3000, localhost:3000 CORS, 5 MiB.
@@ -29,6 +31,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from gth_jupyter.config.live import LiveObjects, is_marker
 from gth_jupyter.config.schema import (
     A2uiConfig,
+    AguiConfig,
+    AguiProtocol,
     AiignoreConfig,
     ApprovalEntry,
     ApprovalsConfig,
@@ -125,6 +129,7 @@ class EffectiveConfig(BaseModel):
     python_tools: list[Any] = Field(default_factory=list, exclude=True)
     aiignore: AiignoreConfig = AiignoreConfig()
     a2ui: A2uiConfig = A2uiConfig()
+    agui: AguiConfig = AguiConfig(protocol="auto")
     pass_env: list[str] = []
     live: LiveObjects = Field(default_factory=LiveObjects, exclude=True)
 
@@ -156,6 +161,7 @@ def resolve(config: GthConfig, command: str) -> EffectiveConfig:
         ],
         aiignore=config.aiignore or AiignoreConfig(),
         a2ui=_first(block.a2ui, config.a2ui) or A2uiConfig(),
+        agui=AguiConfig(protocol=_agui_protocol(block.agui, config.agui)),
         pass_env=list(_first(block.pass_env, config.pass_env) or []),
         live=config.live,
     )
@@ -194,6 +200,14 @@ def unknown_built_in_tools(setting: BuiltInToolsSetting | None) -> list[str]:
 
 def _first(value: _T | None, fallback: _T | None) -> _T | None:
     return value if value is not None else fallback
+
+
+def _agui_protocol(block: AguiConfig | None, root: AguiConfig | None) -> AguiProtocol:
+    if block is not None and block.protocol is not None:
+        return block.protocol
+    if root is not None and root.protocol is not None:
+        return root.protocol
+    return "auto"
 
 
 def _merge_approvals(

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "A2uiConfig",
+    "AguiConfig",
+    "AguiProtocol",
     "AiignoreConfig",
     "ApprovalEntry",
     "ApprovalMode",
@@ -54,6 +56,9 @@ __all__ = [
     "iter_unknown_keys",
 ]
 
+#: ``agui.protocol``: the AG-UI dialect the endpoint streams (``auto``: the request's
+#: ``protocolVersion`` tells it; see ``gth_jupyter/agui/dialect.py``).
+AguiProtocol = Literal["auto", "1.0", "0.x"]
 ApprovalMode = Literal["manual", "write", "assisted", "auto", "bypass"]
 FilesystemSetting = Literal["all", "read", "none"] | list[str]
 ValidationCheck = Literal[
@@ -222,6 +227,14 @@ class A2uiConfig(_Model):
         return cleaned
 
 
+class AguiConfig(_Model):
+    """``agui``: the AG-UI endpoint. ``protocol`` is the dialect runs stream in: ``"1.0"``,
+    ``"0.x"`` (clients built on ``@ag-ui/client`` 0.0.x, such as CopilotKit's runtime 1.75), or
+    ``"auto"`` (the default): 1.0 when the request says ``protocolVersion: "1.0"``, else 0.x."""
+
+    protocol: AguiProtocol | None = None
+
+
 class MiddlewareEntry(_Model):
     """A middleware given as an object: ``{name, ...settings}``."""
 
@@ -239,6 +252,7 @@ class _Tools(_Model):
     approvals: ApprovalsConfig | None = None
     middleware: list[str | MiddlewareEntry] | None = None
     a2ui: A2uiConfig | None = None
+    agui: AguiConfig | None = None
     #: Environment variables (names or ``*`` globs) that commands started by tools get on top of
     #: the allow-list in ``tools/process.py``; a command block's list replaces the root's.
     pass_env: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_*]+$")]] | None = None

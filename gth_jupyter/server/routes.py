@@ -243,7 +243,11 @@ class GthRoutesMixin(web.RequestHandler):
         try:
             runtime = await runtime_of(self.registry, name)
             prepared = await prepare_run(
-                runtime, self.body, max_body_bytes=self.max_body_bytes, kernels=self.kernel_for
+                runtime,
+                self.body,
+                max_body_bytes=self.max_body_bytes,
+                kernels=self.kernel_for,
+                protocol=self.registry.effective.agui.protocol or "auto",
             )
         except ProtocolError as error:
             self.send_refusal(error)

@@ -31,12 +31,32 @@ def test_a_json_array_is_422() -> None:
     assert (error.status, error.code) == (422, "invalid_input")
 
 
-def test_missing_fields_are_422_with_their_paths() -> None:
+def test_missing_messages_are_422_with_their_path() -> None:
     error = refusal(b'{"threadId": "t"}')
     assert error.status == 422
     paths = [e["path"] for e in error.detail["errors"]]
-    assert "runId" in paths and "messages" in paths
-    assert "runId" in error.message
+    assert paths == ["messages"]
+    assert "messages" in error.message
+
+
+def test_omitted_ids_are_generated_as_gaunt_sloth_does() -> None:
+    hello = [{"role": "user", "content": "Hello", "id": "1"}]
+    only_thread = parse_input(json.dumps({"threadId": "t1", "messages": hello}).encode())
+    assert only_thread.thread_id == "t1" and len(only_thread.run_id) >= 32
+    bare = parse_input(json.dumps({"messages": hello}).encode())
+    assert bare.thread_id and bare.run_id and bare.thread_id != bare.run_id
+    again = parse_input(json.dumps({"messages": hello}).encode())
+    assert again.thread_id != bare.thread_id  # a fresh thread each time
+    nulls = parse_input(json.dumps({"threadId": None, "runId": None, "messages": []}).encode())
+    assert nulls.thread_id and nulls.run_id
+
+
+@pytest.mark.parametrize("value", [5, "", " ", ["t"]])
+def test_an_id_given_but_malformed_is_still_422(value: object) -> None:
+    body = {"threadId": value, "runId": "r", "messages": []}
+    error = refusal(json.dumps(body).encode())
+    assert (error.status, error.code) == (422, "invalid_input")
+    assert "threadId" in error.message
 
 
 def test_bad_message_role_names_the_nested_path() -> None:

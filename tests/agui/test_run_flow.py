@@ -10,7 +10,13 @@ from langchain_core.messages import HumanMessage, ToolMessage
 
 from gth_jupyter.agui.errors import ProtocolError
 from gth_jupyter.models import FakeChatModel
-from tests.conftest import ASK_TOOL, CAMERA_TOOL, body, of_type, run_events, text_of
+from tests.conftest import ASK_TOOL, CAMERA_TOOL, of_type, run_events, text_of
+from tests.conftest import body as raw_body
+
+
+def body(thread_id: str, run_id: str, messages: list[dict[str, Any]], **extra: Any) -> bytes:
+    """A request as ``@ag-ui/client`` 1.0 sends it (``protocolVersion: "1.0"``)."""
+    return raw_body(thread_id, run_id, messages, protocolVersion="1.0", **extra)
 
 
 def check_well_formed(events: list[dict[str, Any]]) -> None:

@@ -8,7 +8,13 @@ import pytest
 
 from gth_jupyter.agui import thread_view
 from gth_jupyter.agui.errors import ProtocolError
-from tests.conftest import CAMERA_TOOL, body, run_events
+from tests.conftest import CAMERA_TOOL, run_events
+from tests.conftest import body as raw_body
+
+
+def body(thread_id: str, run_id: str, messages: list[dict[str, Any]], **extra: Any) -> bytes:
+    """A request as ``@ag-ui/client`` 1.0 sends it (``protocolVersion: "1.0"``)."""
+    return raw_body(thread_id, run_id, messages, protocolVersion="1.0", **extra)
 
 
 def user(mid: str, text: str) -> dict[str, Any]:

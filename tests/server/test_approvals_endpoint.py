@@ -54,6 +54,7 @@ async def run(http: httpx.AsyncClient, run_id: str, **extra: Any) -> list[dict[s
     body = {
         "threadId": "t",
         "runId": run_id,
+        "protocolVersion": "1.0",
         "messages": [{"id": "u1", "role": "user", "content": "write the file"}],
         **extra,
     }

@@ -23,7 +23,10 @@ def sse_events(raw: bytes) -> list[dict[str, Any]]:
 
 
 def run_body(thread: str, run: str, messages: list[dict[str, Any]], **extra: Any) -> str:
-    return json.dumps({"threadId": thread, "runId": run, "messages": messages, **extra})
+    """A request as ``@ag-ui/client`` 1.0 sends it (``protocolVersion: "1.0"``)."""
+    return json.dumps(
+        {"threadId": thread, "runId": run, "protocolVersion": "1.0", "messages": messages, **extra}
+    )
 
 
 async def test_health_and_info(jp_fetch) -> None:
@@ -36,6 +39,11 @@ async def test_health_and_info(jp_fetch) -> None:
     # The notebook command reads files by default, writes none, and has no shell.
     assert {"read_file", "gth_status_update", "gth_checklist"} <= set(agent["tools"])
     assert not {"write_file", "run_shell_command"} & set(agent["tools"])
+    # What the AG-UI endpoint offers: both dialects, the auto default, state and activity.
+    offered = info["agui"]
+    assert offered["dialects"] == ["1.0", "0.x"] and offered["protocol"] == "auto"
+    assert offered["state"]["snapshot"] and offered["state"]["delta"]
+    assert offered["activity"]["types"] == ["a2ui-surface"]
 
 
 async def test_a_run_streams_sse(jp_fetch) -> None:

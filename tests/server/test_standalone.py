@@ -142,3 +142,61 @@ def test_cli_reports_a_bad_config_clearly(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "commands.api.port" in result.stderr and str(config) in result.stderr
+
+
+def sse_events(body: bytes) -> list[dict[str, object]]:
+    return [json.loads(f[6:]) for f in body.decode().split("\n\n") if f.startswith("data: ")]
+
+
+async def test_gaunt_sloths_documented_bodies_run_with_generated_ids(
+    client: httpx.AsyncClient,
+) -> None:
+    hello = [{"role": "user", "content": "Hello", "id": "1"}]
+    with_thread = await client.post(
+        "/agents/default/run", headers=AUTH, json={"threadId": "t1", "messages": hello}
+    )
+    assert with_thread.status_code == 200, with_thread.text
+    events = sse_events(with_thread.content)
+    assert events[0]["threadId"] == "t1" and events[0]["runId"]
+    bare = await client.post("/agents/default/run", headers=AUTH, json={"messages": hello})
+    assert bare.status_code == 200, bare.text
+    started, finished = sse_events(bare.content)[0], sse_events(bare.content)[-1]
+    assert started["threadId"] not in ("", "t1") and started["runId"]
+    assert finished["type"] == "RUN_FINISHED" and finished["threadId"] == started["threadId"]
+    # No protocolVersion: the 0.x dialect (no outcome, no protocolVersion on RUN_STARTED).
+    assert "outcome" not in finished and "protocolVersion" not in started
+
+
+async def test_the_commands_agui_protocol_setting_reaches_the_route() -> None:
+    config = GthConfig.model_validate(
+        {
+            "llm": {"type": "fake", "responses": ["Hi there."]},
+            "commands": {"api": {"agui": {"protocol": "1.0"}}},
+        }
+    )
+    registry = AgentRegistry(config, command="api", store=CheckpointStore("memory"))
+    app = make_app(registry, token=TOKEN, max_body_bytes=100_000)
+    server = app.listen(port := free_port(), address="127.0.0.1")
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+            info = (await http.get("/info", headers=AUTH)).json()
+            assert info["agui"]["protocol"] == "1.0"
+            response = await http.post("/agents/default/run", headers=AUTH, json=RUN)
+            events = sse_events(response.content)
+            assert events[0]["protocolVersion"] == "1.0"
+            assert events[-1]["outcome"] == {"type": "success"}
+    finally:
+        server.stop()
+
+
+async def test_bad_input_is_json_with_a_code_never_500(client: httpx.AsyncClient) -> None:
+    for payload in [
+        b'{"messages": "nope"}',
+        b'{"threadId": 5, "messages": []}',
+        b'{"messages": [], "protocolVersion": 1}',
+        b"null",
+        b"[]",
+    ]:
+        response = await client.post("/agents/default/run", headers=AUTH, content=payload)
+        assert response.status_code in (400, 422), (payload, response.text)
+        assert response.json()["code"] in ("invalid_json", "invalid_input")
