@@ -156,7 +156,9 @@ def provider_settings(kind: str, llm: Mapping[str, Any]) -> ProviderSettings:
                 continue
             kwargs[target] = value / 1000 if name in _MILLISECONDS and _is_number(value) else value
     key = _api_key(provider, llm.get("apiKeyEnvironmentVariable"), key, base_url, url_path)
-    if key is not None:
+    if key is not None and fields is not None and "api_key" not in fields:
+        ignored.append("apiKey")
+    elif key is not None:
         kwargs["api_key"] = key
     if base_url is None:
         base_url = provider.base_url
