@@ -85,6 +85,7 @@ def test_provider_settings_reach_the_provider(
     monkeypatch: pytest.MonkeyPatch, captured_init: list[dict[str, Any]]
 ) -> None:
     monkeypatch.setenv("MY_TEAM_KEY", "sk-team")
+    monkeypatch.setenv("OPEN_ROUTER_API_KEY", "sk-or")  # openrouter refuses to start without it
 
     resolve_model(
         {
