@@ -181,6 +181,7 @@ export function mount({ model, el, css, env = {} }) {
       const thread = await backend.history(threadId, turnId || undefined);
       if (disposed) return;
       if (thread.messages.length) chat.setHistory(thread.messages);
+      if (thread.state && typeof thread.state === "object") view.log.setState(thread.state); // the event log's state view, after a reload
       chat.restoreInterrupts(thread.interrupts); // approvals still waiting get their cards again
       sent = Boolean(turnId) && thread.turns.some((/** @type {any} */ t) => t.turnId === turnId);
       // A reload never sends the turn again: a prompt left over from before it is dropped.

@@ -85,6 +85,7 @@ export class SequenceModel {
 
   /** @param {any} ev an AG-UI event */
   agui(ev) {
+    if (ev.gthDerived) return; // drawn by the page from a delta it applied: not on the wire
     const type = String(ev.type ?? "?");
     switch (type) {
       case "RUN_STARTED": {
