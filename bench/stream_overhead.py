@@ -339,6 +339,7 @@ def run_body(
     body = {
         "threadId": thread_id,
         "runId": new_id("run"),
+        "protocolVersion": "1.0",  # HttpAgent 1.0 sends it; without it the 0.x dialect answers
         "messages": messages,
         "tools": list(tools),
         "context": [],

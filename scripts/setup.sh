@@ -27,6 +27,12 @@ fi
 
 .venv/bin/uv pip install -q --python .venv/bin/python -e ".[${EXTRAS}]"
 
+# The tests drive our server through CopilotKit's runtime (a pre-1.0 AG-UI client), pinned by
+# its lockfile: installed once for the test command only.
+if [[ ",$EXTRAS," == *",test,"* ]] && [ ! -d tests/copilotkit/node_modules ]; then
+  (cd tests/copilotkit && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
 # Servers started by tests import ~900 modules; with PYTHONDONTWRITEBYTECODE set, nothing is
 # cached and each start recompiles them all. Compile once.
 if [ ! -f .venv/.compiled ] || [ pyproject.toml -nt .venv/.compiled ]; then

@@ -49,9 +49,12 @@ def make_runtime() -> RuntimeFactory:
 
 
 def body(thread_id: str, run_id: str, messages: list[dict[str, Any]], **extra: Any) -> bytes:
-    return json.dumps(
-        {"threadId": thread_id, "runId": run_id, "messages": messages, **extra}
-    ).encode()
+    """A ``RunAgentInput`` as ``@ag-ui/client`` 1.0 sends it (``protocolVersion`` "1.0", so the
+    run answers in AG-UI 1.0, not the 0.x dialect)."""
+    payload = {"threadId": thread_id, "runId": run_id, "protocolVersion": "1.0"}
+    payload = {**payload, "messages": messages, **extra}
+    # protocolVersion=None: a pre-1.0 client, which sends none.
+    return json.dumps({k: v for k, v in payload.items() if v is not None}).encode()
 
 
 async def run_events(runtime: Runtime, payload: bytes) -> list[dict[str, Any]]:

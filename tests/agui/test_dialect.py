@@ -16,6 +16,11 @@ from gth_jupyter.config import ConfigError, load_config
 from tests.conftest import CAMERA_TOOL, body, of_type, text_of
 
 
+def legacy_body(*args: Any, **extra: Any) -> bytes:
+    """A body as a pre-1.0 client sends it: no protocolVersion."""
+    return body(*args, protocolVersion=None, **extra)
+
+
 def user(mid: str, text: str) -> dict[str, Any]:
     return {"id": mid, "role": "user", "content": text}
 
@@ -58,7 +63,7 @@ def test_the_dialect_follows_protocol_version_unless_the_setting_forces_one(
 
 async def test_a_0x_chat_has_no_outcome_and_no_protocol_version(make_runtime) -> None:
     runtime = make_runtime(["Hello from the scripted model."])
-    events = await events_of(runtime, body("t", "r1", [user("u1", "hi")]))
+    events = await events_of(runtime, legacy_body("t", "r1", [user("u1", "hi")]))
     check_legacy(events)
     assert text_of(events) == "Hello from the scripted model."
     assert events[0]["threadId"] == "t" and events[-1]["runId"] == "r1"
@@ -79,7 +84,7 @@ async def test_a_0x_client_tool_suspends_as_gaunt_sloth_does_and_resumes_by_tool
         [{"content": "Smile!", "toolCalls": [{"name": "capture_image"}]}, "A cat."]
     )
     history = [user("u1", "take a photo")]
-    events = await events_of(runtime, body("t", "r1", history, tools=[CAMERA_TOOL]))
+    events = await events_of(runtime, legacy_body("t", "r1", history, tools=[CAMERA_TOOL]))
     check_legacy(events)
     kinds = [e["type"] for e in events]
     assert kinds[-2:] == ["TOOL_CALL_END", "RUN_FINISHED"]
@@ -100,7 +105,7 @@ async def test_a_0x_client_tool_suspends_as_gaunt_sloth_does_and_resumes_by_tool
         },
         {"id": "tm1", "role": "tool", "toolCallId": start["toolCallId"], "content": "a photo"},
     ]
-    events = await events_of(runtime, body("t", "r2", history, tools=[CAMERA_TOOL]))
+    events = await events_of(runtime, legacy_body("t", "r2", history, tools=[CAMERA_TOOL]))
     check_legacy(events)
     assert not of_type(events, "TOOL_CALL_RESULT")  # the client's own result is not echoed
     assert text_of(events) == "A cat."
@@ -120,7 +125,7 @@ async def test_a_0x_approval_ends_with_on_interrupt_and_resumes_by_command(make_
         [{"toolCalls": [{"name": "deploy", "args": {"target": "prod"}}]}, "All done."],
         tools=[deploy],
     )
-    events = await events_of(runtime, body("t", "r1", [user("u1", "ship it")]))
+    events = await events_of(runtime, legacy_body("t", "r1", [user("u1", "ship it")]))
     check_legacy(events)
     (custom,) = of_type(events, "CUSTOM")
     assert custom["name"] == INTERRUPT_EVENT and events[-2] is custom
@@ -128,7 +133,7 @@ async def test_a_0x_approval_ends_with_on_interrupt_and_resumes_by_command(make_
     assert value["message"] == "Deploy to prod?" and value["interruptId"]
     resume = {"command": {"resume": {"approved": True}}}
     events = await events_of(
-        runtime, body("t", "r2", [user("u1", "ship it")], forwardedProps=resume)
+        runtime, legacy_body("t", "r2", [user("u1", "ship it")], forwardedProps=resume)
     )
     check_legacy(events)
     assert of_type(events, "TOOL_CALL_RESULT")[0]["content"] == "deployed"
@@ -140,7 +145,7 @@ async def test_the_setting_forces_a_dialect(make_runtime) -> None:
         [{"content": "Smile!", "toolCalls": [{"name": "capture_image"}]}, "x", "y"]
     )
     forced = await events_of(
-        runtime, body("t1", "r1", [user("u1", "go")], tools=[CAMERA_TOOL]), protocol="1.0"
+        runtime, legacy_body("t1", "r1", [user("u1", "go")], tools=[CAMERA_TOOL]), protocol="1.0"
     )
     assert forced[0]["protocolVersion"] == "1.0"
     assert forced[-1]["outcome"]["pendingToolCallIds"]
