@@ -470,6 +470,8 @@ class RunPlan:
     """The client's shared state (AG-UI ``RunAgentInput.state``). A non-empty object replaces
     the thread's state at the start of the run (the client's copy is authoritative then); empty
     or ``None`` keeps the thread's state, so a client that does not use state never wipes it."""
+    before: ThreadState | None = None
+    """The thread as the host read it to plan this run, so the run need not read it again."""
 
 
 @dataclass(frozen=True)

@@ -166,14 +166,13 @@ class Runtime:
         else:
             yield RunEnd([])
             return
-        # One read of the thread before the run: its state (the start snapshot, and what state
-        # deltas are computed against) and its messages (surfaces shown by earlier runs).
-        before = await graph.aget_state(config)
-        values = before.values if isinstance(before.values, dict) else {}
-        stored = values.get(STATE_KEY)
-        state = sent if sent is not None else (dict(stored) if stored else None)
+        # The thread before the run (as the host read it to plan, else read now): its state
+        # (the start snapshot, and what state deltas are computed against) and its messages
+        # (surfaces shown by earlier runs).
+        before = plan.before or await self.thread_state(plan.thread_id)
+        state = sent if sent is not None else (dict(before.state) if before.state else None)
         context = RunContext(list(plan.context), list(plan.queued), answering, plan.kernel)
-        translator = StreamTranslator(state, values.get("messages", ()))
+        translator = StreamTranslator(state, before.messages)
         for item in translator.state_items():
             yield item
         feed = translator.feed

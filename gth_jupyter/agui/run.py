@@ -212,6 +212,7 @@ async def plan_run(
         state = await runtime.thread_state(request.thread_id)
         decision = decide(request, state, turn=turn_id(request))
         decision.plan.kernel = kernel
+        decision.plan.before = state  # the run reuses this read of the thread
     except AgentError as exc:
         claim.release()
         raise errors.from_agent_error(exc) from None
