@@ -6,8 +6,9 @@ on), reads :data:`StreamItem` values followed by one :class:`RunEnd`, and inspec
 subclasses with a stable ``code``; the AG-UI layer maps them to HTTP refusals.
 
 The resume codec (how an answer to a suspended call is encoded and read back) lives in
-``resume.py`` and the errors in ``errors.py``; this module re-exports both, so the protocol layer
-reads one module of the agent.
+``resume.py``, the errors in ``errors.py``, the shared state in ``shared_state.py`` and A2UI
+surfaces as activity in ``surfaces.py``; this module re-exports them, so the protocol layer reads
+one module of the agent.
 """
 
 from __future__ import annotations
@@ -55,6 +56,23 @@ from .resume import (
     resume_from_command,
     resume_from_entries,
     resume_from_tool_results,
+)
+from .shared_state import (
+    REPLACE_STATE,
+    STATE_KEY,
+    StateDelta,
+    StateSnapshot,
+    json_patch,
+    merge_state,
+)
+from .surfaces import (
+    A2UI_ACTIVITY,
+    SURFACE_TOOL,
+    ActivityDelta,
+    ActivitySnapshot,
+    SurfaceTracker,
+    surface_operations,
+    thread_activities,
 )
 
 __all__ = [
@@ -172,38 +190,6 @@ class ToolResultMessage:
     tool_call_id: str
 
 
-@dataclass(frozen=True, slots=True)
-class StateSnapshot:
-    """The thread's whole shared state (sent at the start and end of a run that uses it)."""
-
-    snapshot: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class StateDelta:
-    """A change of the shared state, as RFC 6902 JSON Patch operations."""
-
-    delta: list[dict[str, Any]]
-
-
-@dataclass(frozen=True, slots=True)
-class ActivitySnapshot:
-    """An activity message (an A2UI surface shown) with its whole content."""
-
-    message_id: str
-    activity_type: str
-    content: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class ActivityDelta:
-    """A change of an activity message's content, as RFC 6902 JSON Patch operations."""
-
-    message_id: str
-    activity_type: str
-    patch: list[dict[str, Any]]
-
-
 #: What a run streams: the renderer contract, two markers carrying checkpoint ids, and the
 #: shared state and activity items.
 StreamItem = (
@@ -215,154 +201,6 @@ StreamItem = (
     | ActivitySnapshot
     | ActivityDelta
 )
-
-
-# -- shared state -----------------------------------------------------------------------------
-
-#: The graph channel holding the thread's shared (AG-UI) state, a JSON object.
-STATE_KEY = "gth_state"
-#: A write ``{REPLACE_STATE: value}`` to the state channel replaces the state with ``value``
-#: (the client's state at run start); any other write is merged into it.
-REPLACE_STATE = "$gth_replace"
-
-
-def merge_state(left: Any, right: Any) -> dict[str, Any]:
-    """The state channel's reducer: ``right`` merged into ``left`` as an RFC 7386 JSON Merge
-    Patch (objects merge key by key, ``null`` deletes a key, anything else replaces), or
-    ``right[REPLACE_STATE]`` when ``right`` is a replacement."""
-    base = left if isinstance(left, dict) else {}
-    if not isinstance(right, dict):
-        return base
-    if REPLACE_STATE in right:
-        value = right[REPLACE_STATE]
-        return dict(value) if isinstance(value, dict) else {}
-    return _merge_patch(base, right)
-
-
-def _merge_patch(target: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
-    out = dict(target)
-    for key, value in patch.items():
-        if value is None:
-            out.pop(key, None)
-        elif isinstance(value, dict):
-            old = out.get(key)
-            out[key] = _merge_patch(old if isinstance(old, dict) else {}, value)
-        else:
-            out[key] = value
-    return out
-
-
-def _pointer(key: str | int) -> str:
-    return "/" + str(key).replace("~", "~0").replace("/", "~1")
-
-
-def json_patch(old: Any, new: Any, path: str = "") -> list[dict[str, Any]]:
-    """RFC 6902 operations turning ``old`` into ``new`` (JSON values): objects are compared key
-    by key, a list that only grew gets ``add`` operations at its end, anything else that
-    differs is replaced whole. Small rather than minimal; ``[]`` when they are equal."""
-    if old == new:
-        return []
-    if isinstance(old, dict) and isinstance(new, dict):
-        ops: list[dict[str, Any]] = []
-        for key in old:
-            if key not in new:
-                ops.append({"op": "remove", "path": path + _pointer(key)})
-        for key, value in new.items():
-            if key not in old:
-                ops.append({"op": "add", "path": path + _pointer(key), "value": value})
-            else:
-                ops += json_patch(old[key], value, path + _pointer(key))
-        return ops
-    if isinstance(old, list) and isinstance(new, list) and new[: len(old)] == old:
-        return [{"op": "add", "path": f"{path}/-", "value": v} for v in new[len(old) :]]
-    return [{"op": "replace", "path": path, "value": new}]
-
-
-# -- A2UI surfaces as activity ----------------------------------------------------------------
-
-#: The tool whose results are A2UI surfaces, and the AG-UI activity type they travel as.
-SURFACE_TOOL = "show_a2ui_surface"
-A2UI_ACTIVITY = "a2ui-surface"
-
-
-def surface_operations(text: str) -> dict[str, list[Any]]:
-    """A2UI messages (JSON Lines or concatenated objects) grouped by ``surfaceId``, in order;
-    ``{}`` for text that is not A2UI."""
-    decoder = json.JSONDecoder()
-    found: dict[str, list[Any]] = {}
-    index, end = 0, len(text)
-    while index < end:
-        while index < end and text[index] in " \t\r\n,":
-            index += 1
-        if index >= end:
-            break
-        try:
-            value, index = decoder.raw_decode(text, index)
-        except ValueError:
-            return {}
-        body = next(iter(value.values()), None) if isinstance(value, dict) else None
-        surface = body.get("surfaceId") if isinstance(body, dict) else None
-        if not isinstance(surface, str):
-            return {}
-        found.setdefault(surface, []).append(value)
-    return found
-
-
-class SurfaceTracker:
-    """The A2UI surfaces of one thread, each one activity message whose content is
-    ``{"a2ui_operations": [...]}``, every operation shown for that surface so far. The message
-    id is stable: ``<id of the tool call that first showed the surface>-a2ui-<surfaceId>``."""
-
-    def __init__(self) -> None:
-        self.surfaces: dict[str, tuple[str, list[Any]]] = {}
-
-    def show(self, tool_call_id: str, content: str) -> list[ActivitySnapshot | ActivityDelta]:
-        """The activity items one successful ``show_a2ui_surface`` result adds."""
-        items: list[ActivitySnapshot | ActivityDelta] = []
-        for surface, ops in surface_operations(content).items():
-            known = self.surfaces.get(surface)
-            if known is None:
-                message_id = f"{tool_call_id}-a2ui-{surface}"
-                self.surfaces[surface] = (message_id, list(ops))
-                content_ = {"a2ui_operations": list(ops)}
-                items.append(ActivitySnapshot(message_id, A2UI_ACTIVITY, content_))
-            else:
-                message_id, shown = known
-                patch = json_patch({"a2ui_operations": shown}, {"a2ui_operations": shown + ops})
-                shown.extend(ops)
-                items.append(ActivityDelta(message_id, A2UI_ACTIVITY, patch))
-        return items
-
-    def show_message(self, message: BaseMessage) -> list[ActivitySnapshot | ActivityDelta]:
-        """``show`` for a checkpointed tool message; ``[]`` for any other message."""
-        if (
-            isinstance(message, ToolMessage)
-            and message.name == SURFACE_TOOL
-            and message.status != "error"
-        ):
-            return self.show(message.tool_call_id, tool_content_text(message.content))
-        return []
-
-
-def thread_activities(messages: list[BaseMessage]) -> dict[str, list[ActivitySnapshot]]:
-    """The activity messages a thread's history holds, by the id of the message each follows
-    (the tool message that first showed it), each with its final content."""
-    tracker = SurfaceTracker()
-    after: dict[str, list[ActivitySnapshot]] = {}
-    for message in messages:
-        for item in tracker.show_message(message):
-            if isinstance(item, ActivitySnapshot):
-                after.setdefault(message.id or "", []).append(item)
-    final = {message_id: ops for message_id, ops in tracker.surfaces.values()}
-    return {
-        key: [
-            ActivitySnapshot(
-                i.message_id, i.activity_type, {"a2ui_operations": final[i.message_id]}
-            )
-            for i in items
-        ]
-        for key, items in after.items()
-    }
 
 
 # -- threads and plans ----------------------------------------------------------------------
