@@ -15,6 +15,8 @@ A command block (``commands.notebook``, ``commands.api``...) overrides the root:
   object if set, else the root's; a block's list replaces the root's, it does not add to it.
 - ``agui.protocol`` (the AG-UI dialect: ``auto``, ``1.0`` or ``0.x``): the block's if set,
   else the root's, else ``auto``.
+- ``mcpServers``, ``a2aAgents``, ``binaryFormats``: the block's if set, else the root's (a
+  block's value replaces the root's).
 - ``passEnv`` (extra environment variables for the commands tools start): the block's list if
   set, else the root's, else none; a block's list replaces the root's.
 - ``port``, ``cors``, ``maxBodyBytes``: from the block, else 3000, localhost:3000 CORS, 5 MiB.
@@ -30,12 +32,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from gth_jupyter.config.live import LiveObjects, is_marker
 from gth_jupyter.config.schema import (
+    A2aAgentConfig,
     A2uiConfig,
     AguiConfig,
     AguiProtocol,
     AiignoreConfig,
     ApprovalEntry,
     ApprovalsConfig,
+    BinaryFormatConfig,
     BuiltInToolsSetting,
     CommandConfig,
     CorsConfig,
@@ -43,6 +47,7 @@ from gth_jupyter.config.schema import (
     FilesystemSetting,
     GthConfig,
     LlmConfig,
+    McpServerConfig,
     MiddlewareEntry,
 )
 
@@ -130,6 +135,10 @@ class EffectiveConfig(BaseModel):
     aiignore: AiignoreConfig = AiignoreConfig()
     a2ui: A2uiConfig = A2uiConfig()
     agui: AguiConfig = AguiConfig(protocol="auto")
+    mcp_servers: dict[str, McpServerConfig] = {}
+    a2a_agents: dict[str, A2aAgentConfig] = {}
+    #: ``None``: not configured (no ``gth_read_binary``, no binary injection).
+    binary_formats: list[BinaryFormatConfig] | None = None
     pass_env: list[str] = []
     live: LiveObjects = Field(default_factory=LiveObjects, exclude=True)
 
@@ -162,6 +171,9 @@ def resolve(config: GthConfig, command: str) -> EffectiveConfig:
         aiignore=config.aiignore or AiignoreConfig(),
         a2ui=_first(block.a2ui, config.a2ui) or A2uiConfig(),
         agui=AguiConfig(protocol=_agui_protocol(block.agui, config.agui)),
+        mcp_servers=dict(_first(block.mcp_servers, config.mcp_servers) or {}),
+        a2a_agents=dict(_first(block.a2a_agents, config.a2a_agents) or {}),
+        binary_formats=_first(block.binary_formats, config.binary_formats),
         pass_env=list(_first(block.pass_env, config.pass_env) or []),
         live=config.live,
     )

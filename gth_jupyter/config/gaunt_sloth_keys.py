@@ -32,7 +32,6 @@ GAUNT_SLOTH_ONLY_KEYS: tuple[tuple[str, ...], ...] = (
     ("streamSessionInferenceLog",),
     ("writeOutputToFile",),
     ("writeBinaryOutputsToFile",),
-    ("binaryFormats",),
     ("useColour",),
     ("canInterruptInferenceWithEsc",),
     ("debugLog",),
@@ -42,7 +41,6 @@ GAUNT_SLOTH_ONLY_KEYS: tuple[tuple[str, ...], ...] = (
     ("commands", "*", "requirementsProvider"),
     ("commands", "*", "rating"),
     ("commands", "*", "logWorkForReviewInSeconds"),
-    ("commands", "*", "binaryFormats"),
     ("commands", "code", "devTools"),
 )
 

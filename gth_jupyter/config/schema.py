@@ -235,6 +235,46 @@ class AguiConfig(_Model):
     protocol: AguiProtocol | None = None
 
 
+class McpServerConfig(_Model):
+    """``mcpServers.<key>``: an MCP server whose tools the agent gets as ``mcp__<key>__<tool>``.
+
+    Gaunt Sloth's shape: ``transport`` ``stdio`` (``command``, ``args``; we add ``env``) or
+    ``http`` / ``sse`` (``url``, ``headers``, ``authProvider: "OAuth"``)."""
+
+    transport: Literal["stdio", "http", "sse"]
+    command: str | None = None
+    args: list[str] = []
+    env: dict[str, str] | None = None
+    url: str | None = None
+    headers: dict[str, str] | None = None
+    auth_provider: Literal["OAuth"] | None = None
+
+    @model_validator(mode="after")
+    def _check_transport(self) -> McpServerConfig:
+        if self.transport == "stdio" and not self.command:
+            raise ValueError("a stdio MCP server needs a command")
+        if self.transport != "stdio" and not self.url:
+            raise ValueError(f"an {self.transport} MCP server needs a url")
+        return self
+
+
+class A2aAgentConfig(_Model):
+    """``a2aAgents.<key>``: a remote A2A agent, called through the tool ``a2a_agent_<agentId>``."""
+
+    agent_id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_-]+$")
+    agent_url: str = Field(min_length=1)
+
+
+class BinaryFormatConfig(_Model):
+    """One entry of ``binaryFormats`` (Gaunt Sloth's): which files ``gth_read_binary`` reads as
+    which kind of content, and how large they may be."""
+
+    open_keys = True
+    type: Literal["image", "file", "audio", "video", "binary"]
+    extensions: list[str] = []
+    max_size: int | None = Field(default=None, gt=0)
+
+
 class MiddlewareEntry(_Model):
     """A middleware given as an object: ``{name, ...settings}``."""
 
@@ -253,6 +293,9 @@ class _Tools(_Model):
     middleware: list[str | MiddlewareEntry] | None = None
     a2ui: A2uiConfig | None = None
     agui: AguiConfig | None = None
+    mcp_servers: dict[str, McpServerConfig] | None = None
+    a2a_agents: dict[str, A2aAgentConfig] | None = Field(default=None, alias="a2aAgents")
+    binary_formats: list[BinaryFormatConfig] | None = None
     #: Environment variables (names or ``*`` globs) that commands started by tools get on top of
     #: the allow-list in ``tools/process.py``; a command block's list replaces the root's.
     pass_env: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_*]+$")]] | None = None
