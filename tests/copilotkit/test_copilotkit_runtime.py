@@ -2,8 +2,9 @@
 
 ``@copilotkit/runtime`` 1.75.0 (pinned in ``package.json``) bundles ``@ag-ui/client`` 0.0.59,
 which sends no ``protocolVersion`` and verifies every event with 0.0.59's schemas, so the suite
-checks the 0.x dialect end to end: the Dojo's chat, server tool and three frontend tools. The
-server executable is this interpreter's (``GTH_JUPYTER_BIN``), so it tests the code under test.
+checks the 0.x dialect end to end: the Dojo's chat, server tool and three frontend tools, shared
+state, agentic generative UI, reasoning and an image input. The server executable is this
+interpreter's (``GTH_JUPYTER_BIN``), so it tests the code under test.
 """
 
 from __future__ import annotations
