@@ -1,0 +1,311 @@
+"""MCP servers (``mcpServers``): their tools, as ``mcp__<key>__<tool>``, over long-lived sessions.
+
+Built on ``langchain-mcp-adapters`` and the official ``mcp`` SDK (1.x), both in the ``mcp`` extra
+and imported only when a command configures servers. :class:`McpServers` connects every server
+concurrently (a timeout each), lists its tools and keeps one session per server open until
+:meth:`McpServers.close`. Each session lives in its own task, which enters and leaves the
+transport's contexts (anyio cancel scopes must be left in the task that entered them). A server
+that fails to start or to list its tools is skipped and reported by :meth:`McpServers.info`; the
+others work. A server with ``authProvider: "OAuth"`` is skipped as not supported yet.
+
+Tool names: ``mcp__<key>__<tool>`` when that fits what providers accept
+(``^[A-Za-z0-9_-]{1,64}$``), else cleaned and capped with a short hash (:func:`mcp_tool_name`).
+Every tool carries ``metadata["mcp"] = {"server", "tool"}`` (the real names, also for a capped
+one) and ``metadata["annotations"]``: the four MCP hints, with the spec's defaults for those the
+server leaves out, which the approvals ``hint`` matcher reads.
+
+A stdio server's child gets a clean environment: the allow-list of
+:func:`~gth_jupyter.tools.process.child_env` (plus ``passEnv``) and the server's own ``env``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import os
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TextIO
+
+from langchain_core.tools import BaseTool
+
+from gth_jupyter.config.schema import McpServerConfig
+from gth_jupyter.tools.process import child_env
+
+__all__ = [
+    "DEFAULT_HINTS",
+    "MCP_EXTRA_MISSING",
+    "McpServers",
+    "ServerState",
+    "mcp_tool_name",
+]
+
+log = logging.getLogger(__name__)
+
+#: The MCP spec's defaults for hints a tool does not declare (the fail-closed reading).
+DEFAULT_HINTS: dict[str, bool] = {
+    "readOnlyHint": False,
+    "destructiveHint": True,
+    "idempotentHint": False,
+    "openWorldHint": True,
+}
+MCP_EXTRA_MISSING = (
+    "MCP support is not installed: pip install 'gth-jupyter[mcp]' (langchain-mcp-adapters and mcp)"
+)
+OAUTH_UNSUPPORTED = "OAuth is not supported yet"
+DEFAULT_TIMEOUT = 30.0
+
+_NAME_OK = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_BAD_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+_MAX_NAME = 64
+
+Status = Literal["pending", "ok", "error"]
+
+
+def mcp_tool_name(server: str, tool: str) -> str:
+    """``mcp__<server>__<tool>``, or, when that is not a name providers accept, a cleaned and
+    capped one that ends in a hash of the real names (so two long names never collide)."""
+    name = f"mcp__{server}__{tool}"
+    if _NAME_OK.match(name):
+        return name
+    digest = hashlib.sha256(f"{server}\0{tool}".encode()).hexdigest()[:8]
+    clean_server = _BAD_CHARS.sub("_", server)[:24] or "_"
+    clean_tool = _BAD_CHARS.sub("_", tool) or "_"
+    head = f"mcp__{clean_server}__"
+    room = _MAX_NAME - len(head) - len(digest) - 1
+    return f"{head}{clean_tool[:room]}_{digest}"
+
+
+def _hints(declared: Mapping[str, Any]) -> dict[str, bool]:
+    """The four hints: those ``declared`` as booleans, the spec's defaults for the rest."""
+    return {h: v if isinstance(v := declared.get(h), bool) else d for h, d in DEFAULT_HINTS.items()}
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first real error inside (nested) exception groups, which anyio raises."""
+    while True:
+        inner = getattr(exc, "exceptions", None)
+        if not inner:
+            return exc
+        exc = inner[0]
+
+
+def _describe(exc: BaseException) -> str:
+    leaf = _leaf(exc)
+    text = str(leaf).strip()
+    return f"{type(leaf).__name__}: {text}" if text else type(leaf).__name__
+
+
+def _errlog() -> TextIO | None:
+    """Where a stdio server's stderr goes: ours when it is a real file; ``None`` (nowhere) in a
+    kernel, whose ``sys.stderr`` has no descriptor."""
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+    return sys.stderr
+
+
+@dataclass
+class ServerState:
+    """One server: its status, its tools once listed, the error that skipped it."""
+
+    key: str
+    status: Status = "pending"
+    tools: list[BaseTool] = field(default_factory=list)
+    error: str | None = None
+
+    def info(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"status": self.status, "tools": len(self.tools)}
+        if self.error is not None:
+            out["error"] = self.error
+        names = {t.name: (t.metadata or {}).get("mcp", {}).get("tool") for t in self.tools}
+        if names:
+            out["names"] = names
+        return out
+
+
+class McpServers:
+    """The sessions to a command's MCP servers, opened by :meth:`start`, closed by :meth:`close`."""
+
+    def __init__(
+        self,
+        servers: Mapping[str, McpServerConfig],
+        *,
+        cwd: Path,
+        pass_env: Sequence[str] = (),
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.servers = dict(servers)
+        self.cwd = cwd
+        self.pass_env = list(pass_env)
+        self.timeout = timeout
+        self.states = {key: ServerState(key) for key in self.servers}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._stop: asyncio.Event | None = None
+        self._started = False
+        self._lock = asyncio.Lock()
+
+    @property
+    def tools(self) -> list[BaseTool]:
+        """The tools of the servers that started, in the order the servers are written."""
+        return [t for state in self.states.values() for t in state.tools]
+
+    def info(self) -> dict[str, dict[str, Any]]:
+        """Per server: ``status`` (``pending`` until started), ``tools`` (how many), ``error``
+        when skipped, ``names`` (tool name -> the server's own name)."""
+        return {key: state.info() for key, state in self.states.items()}
+
+    async def start(self) -> list[BaseTool]:
+        """Connect every server at once (each within ``timeout``); the tools of those that
+        started. Calling it again returns the same tools."""
+        async with self._lock:
+            if not self._started:
+                self._started = True
+                await self._start_all()
+        return self.tools
+
+    async def _start_all(self) -> None:
+        if not self.servers:
+            return
+        try:
+            import langchain_mcp_adapters  # noqa: F401
+            import mcp  # noqa: F401
+        except ImportError:
+            for state in self.states.values():
+                state.status, state.error = "error", MCP_EXTRA_MISSING
+            log.warning("gth-jupyter: %s", MCP_EXTRA_MISSING)
+            return
+        self._stop = asyncio.Event()
+        await asyncio.gather(*(self._start_one(key) for key in self.servers))
+
+    async def _start_one(self, key: str) -> None:
+        state, config = self.states[key], self.servers[key]
+        if config.auth_provider == "OAuth":
+            state.status, state.error = "error", OAUTH_UNSUPPORTED
+            log.warning("gth-jupyter: MCP server %r skipped: %s", key, OAUTH_UNSUPPORTED)
+            return
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[list[BaseTool]] = loop.create_future()
+        task = asyncio.create_task(self._hold(key, config, ready), name=f"gth-mcp-{key}")
+        self._tasks[key] = task
+        try:
+            tools = await asyncio.wait_for(asyncio.shield(ready), self.timeout)
+        except asyncio.TimeoutError:
+            state.status = "error"
+            state.error = f"did not start and list its tools within {self.timeout:g} s"
+            await self._end(key)
+        except Exception as exc:
+            state.status, state.error = "error", _describe(exc)
+            await self._end(key)
+        else:
+            state.status, state.tools = "ok", tools
+            return
+        log.warning("gth-jupyter: MCP server %r skipped: %s", key, state.error)
+
+    async def _hold(
+        self, key: str, config: McpServerConfig, ready: asyncio.Future[list[BaseTool]]
+    ) -> None:
+        """The server's lifetime task: open the session, list the tools, wait for close()."""
+        from langchain_mcp_adapters.tools import load_mcp_tools
+        from mcp import ClientSession
+
+        assert self._stop is not None
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                session: ClientSession = await stack.enter_async_context(self._session(config))
+                await session.initialize()
+                loaded = await load_mcp_tools(session, server_name=key)
+                ready.set_result(self._named(key, loaded))
+                await self._stop.wait()
+        except Exception as exc:
+            if not ready.done():
+                ready.set_exception(exc)
+                ready.exception()  # marked read: a timed-out start no longer awaits it
+                return
+            state = self.states[key]
+            state.status, state.error = "error", f"the session ended: {_describe(exc)}"
+            log.warning("gth-jupyter: MCP server %r ended: %s", key, state.error)
+        finally:
+            if not ready.done():
+                ready.cancel()
+
+    def _session(self, config: McpServerConfig) -> Any:
+        """The context manager that opens ``config``'s transport and session."""
+        from langchain_mcp_adapters.sessions import create_session
+
+        if config.transport == "stdio":
+            return self._stdio_session(config)
+        connection: dict[str, Any] = {"transport": config.transport, "url": config.url}
+        if config.headers:
+            connection["headers"] = dict(config.headers)
+        return create_session(connection)  # type: ignore[arg-type]
+
+    def _stdio_session(self, config: McpServerConfig) -> Any:
+        from mcp import ClientSession, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        env = {**child_env(self.pass_env), **(config.env or {})}
+        params = StdioServerParameters(
+            command=config.command or "", args=list(config.args), env=env, cwd=self.cwd
+        )
+
+        @contextlib.asynccontextmanager
+        async def opened() -> Any:
+            errlog = _errlog()
+            with contextlib.ExitStack() as files:
+                if errlog is None:
+                    errlog = files.enter_context(open(os.devnull, "w"))  # noqa: ASYNC230
+                async with (
+                    stdio_client(params, errlog=errlog) as (read, write),
+                    ClientSession(read, write) as session,
+                ):
+                    yield session
+
+        return opened()
+
+    @staticmethod
+    def _named(key: str, loaded: list[BaseTool]) -> list[BaseTool]:
+        """``loaded`` renamed ``mcp__<key>__<tool>`` and carrying the real names and the hints
+        (the adapter puts the MCP annotations at the top of ``metadata``)."""
+        for t in loaded:
+            real = t.name
+            t.name = mcp_tool_name(key, real)
+            metadata = dict(t.metadata or {})
+            metadata["mcp"] = {"server": key, "tool": real}
+            metadata["annotations"] = _hints(metadata)
+            t.metadata = metadata
+        return loaded
+
+    async def _end(self, key: str) -> None:
+        task = self._tasks.pop(key, None)
+        if task is None or task.done():
+            return
+        task.cancel()
+        try:
+            await asyncio.wait_for(task, 10)
+        except (asyncio.CancelledError, asyncio.TimeoutError, Exception):
+            pass
+
+    async def close(self) -> None:
+        """End every session (each in the task that opened it) and the stdio children."""
+        if self._stop is not None:
+            self._stop.set()
+        tasks = list(self._tasks.values())
+        self._tasks.clear()
+        if tasks:
+            done, pending = await asyncio.wait(tasks, timeout=10)
+            for task in pending:
+                task.cancel()
+            for task in done:
+                if not task.cancelled():
+                    task.exception()  # retrieved, so it is never logged as unretrieved
+        for state in self.states.values():
+            state.tools = []
+            if state.status == "ok":
+                state.status = "pending"
