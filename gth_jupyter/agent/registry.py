@@ -21,6 +21,7 @@ from langchain_core.language_models import BaseChatModel
 
 from ..config import EffectiveConfig, GthConfig
 from ..tools.kernel_tools import KERNEL_TOOLS
+from ..tools.mcp import McpServers
 from ..tools.registry import Tool, tool_name
 from .checkpoint import CheckpointStore
 from .contract import (
@@ -30,7 +31,7 @@ from .contract import (
     AgentNotFoundError,
     AgentUnavailableError,
 )
-from .resolver import AgentParts, resolve_agent
+from .resolver import AgentParts, resolve_agent, resolve_tools
 from .runtime import Runtime
 
 __all__ = ["DEFAULT_AGENT", "AgentRegistry"]
@@ -51,6 +52,7 @@ class AgentRegistry:
         model: BaseChatModel | None = None,
         tools: Sequence[Tool] | None = None,
         kernels: bool = True,
+        mcp_timeout: float = 30.0,
     ) -> None:
         self.config = config
         self.command = command
@@ -75,6 +77,34 @@ class AgentRegistry:
         except Exception as exc:  # reported by info() and refused by runtime()
             log.error("gth-jupyter: the agent could not be built: %s", exc)
             self.build_error = exc
+        self._extra_tools = list(tools or ())
+        #: The MCP servers' sessions, opened by start() (or the first runtime()), closed by
+        #: close(); none with ``allowedTools: []`` (no server is contacted) or no agent.
+        self.mcp: McpServers | None = None
+        if self.effective.mcp_servers and self.effective.allowed_tools != [] and self.parts:
+            self.mcp = McpServers(
+                self.effective.mcp_servers,
+                cwd=self.cwd,
+                pass_env=self.effective.pass_env,
+                timeout=mcp_timeout,
+            )
+
+    async def start(self) -> None:
+        """Connect the MCP servers (each within its timeout) and add their tools to the agent;
+        a server that fails is skipped and reported by :meth:`info`. Done once, before the
+        runtime is built; :meth:`runtime` calls it, a host may call it earlier."""
+        if self.mcp is None or self.parts is None:
+            return
+        loaded = await self.mcp.start()
+        if loaded and self._runtime is None:
+            tools = resolve_tools(
+                self.effective,
+                cwd=self.cwd,
+                extra=self._extra_tools,
+                kernel_tools=self.kernels,
+                mcp=loaded,
+            )
+            self.parts = dataclasses.replace(self.parts, tools=tools)
 
     @property
     def names(self) -> list[str]:
@@ -89,12 +119,14 @@ class AgentRegistry:
         """The runtime of agent ``name``; raises an ``AgentError`` a host can refuse with."""
         if name not in self.names:
             raise AgentNotFoundError(name, self.names)
-        parts = self.parts
-        if parts is None:
+        if self.parts is None:
             raise AgentUnavailableError(self.build_error or "unknown error")
         if self._runtime is None:
             async with self._lock:
                 if self._runtime is None:
+                    await self.start()
+                    parts = self.parts
+                    assert parts is not None
                     self._runtime = Runtime(
                         parts.model,
                         parts.tools,
@@ -131,6 +163,8 @@ class AgentRegistry:
             "kernelTools": self._kernel_tools(tools),
             "agui": self._agui(),
         }
+        if self.mcp is not None:
+            body["mcp"] = self._mcp(self.mcp)
         if self.build_error is not None:
             body["error"] = {"code": AgentUnavailableError.code, "message": str(self.build_error)}
         return body
@@ -149,6 +183,19 @@ class AgentRegistry:
             "state": {"snapshot": True, "delta": True, "channel": STATE_KEY},
             "activity": {"types": [A2UI_ACTIVITY]},
         }
+
+    @staticmethod
+    def _mcp(mcp: McpServers) -> dict[str, Any]:
+        """The MCP servers: per server ``status`` (``pending`` until the first run), ``tools``
+        (how many), ``error`` when skipped, ``names`` (agent tool name -> the server's name);
+        ``notices`` says which servers were skipped, for the widget to show."""
+        servers = mcp.info()
+        notices = [
+            f"MCP server '{key}' was skipped: {s['error']}"
+            for key, s in servers.items()
+            if s["status"] == "error"
+        ]
+        return {"servers": servers, "notices": notices}
 
     def leave_out_kernel_tools(self) -> None:
         """For a host without notebook kernels: the kernel tools go, before the agent runs."""
@@ -169,4 +216,7 @@ class AgentRegistry:
         return out
 
     async def close(self) -> None:
+        """Close the MCP sessions (their stdio children end) and the checkpointer."""
+        if self.mcp is not None:
+            await self.mcp.close()
         await self.store.close()

@@ -64,12 +64,15 @@ def resolve_tools(
     cwd: Path,
     extra: Sequence[Tool] = (),
     kernel_tools: bool = True,
+    mcp: Sequence[Tool] = (),
 ) -> list[Tool]:
     """Every tool ``effective`` enables for an agent working in ``cwd``.
 
     The sources, in order: the file tools ``filesystem`` chooses, the enabled ``builtInTools``
     (in the order written), the ``customTools``, provider server tools (``tools`` dicts, bound
-    to the model untouched), the tool objects of a ``.gsloth.config.py``, then ``extra``. A name
+    to the model untouched), the tools of the ``mcpServers`` (``mcp``: loaded by the host's
+    registry, which needs the running loop; see :mod:`gth_jupyter.tools.mcp`), the tool objects
+    of a ``.gsloth.config.py``, then ``extra``. A name
     already taken is skipped with a warning, so nothing replaces a built-in. ``allowedTools``
     applies last, to all of them: an exact name or a ``*`` glob keeps a tool, a tool without a
     name (some server tools) is always kept, and ``[]`` means no tools: nothing is built.
@@ -85,6 +88,7 @@ def resolve_tools(
         *built_in,
         *custom_tools(effective, ws),
         *effective.server_tools,
+        *mcp,
         *(t for t in effective.python_tools if t is not None),
         *extra,
     ]
