@@ -3,9 +3,11 @@
 :func:`build_middleware` returns the approvals gate first (so it wraps any tool-call middleware
 that follows, and a retry never re-asks the person), then each entry of ``middleware`` in the
 order written (after the injection of ``run_python``'s images, on wherever that tool is): the
-predefined names (``named.py``, ``frontend-image-injection``) and middleware
-objects from a ``.gsloth.config.py``. An unknown name, or one that fails to build, is reported as
-a warning and skipped, as Gaunt Sloth does.
+predefined names (``named.py``, ``frontend-image-injection``, ``binary-content-injection``) and
+middleware objects from a ``.gsloth.config.py``. ``binary-content-injection`` is added at the end
+when ``binaryFormats`` is a non-empty list and the entries do not name it, as Gaunt Sloth does.
+An unknown name, or one that fails to build, is reported as a warning and skipped, as Gaunt Sloth
+does.
 
 The rater (``approvals.rater``) is the session model unless it names an identity profile: the
 config in ``.gsloth/.gsloth-settings/<name>/`` (looked up from the working directory upwards,
@@ -26,6 +28,8 @@ from gth_jupyter.config.errors import report
 from gth_jupyter.config.live import LiveObjects, is_marker
 from gth_jupyter.config.loader import CONFIG_FILE_NAMES, SETTINGS_DIR
 from gth_jupyter.middleware.approvals import ApprovalsMiddleware
+from gth_jupyter.middleware.binary_injection import NAME as BINARY_INJECTION
+from gth_jupyter.middleware.binary_injection import BinaryContentInjectionMiddleware
 from gth_jupyter.middleware.image_injection import (
     FrontendImageInjectionMiddleware,
     ToolImageInjectionMiddleware,
@@ -114,6 +118,8 @@ def build_middleware(
                     provider=_provider(effective, model),
                     tool_name=str(entry.get("toolName") or "capture_image"),
                 )
+            elif name == BINARY_INJECTION:
+                built = BinaryContentInjectionMiddleware(provider=_provider(effective, model))
             elif name == "summarization":
                 built = summarization(entry, model, effective.live)
             elif name == "anthropic-prompt-caching":
@@ -124,11 +130,14 @@ def build_middleware(
             report(f"Middleware {name} could not be built and is skipped: {exc}")
         if built is not None:
             out.append(built)
+    named = any(str(entry.get("name")) == BINARY_INJECTION for entry in effective.middleware)
+    if effective.binary_formats and not named:
+        out.append(BinaryContentInjectionMiddleware(provider=_provider(effective, model)))
     return out
 
 
 def _provider(effective: EffectiveConfig, model: BaseChatModel) -> str:
-    """The provider whose image block shape ``frontend-image-injection`` must write."""
+    """The provider whose image block shape the image injections must write."""
     from gth_jupyter.models import describe_model
 
     llm = effective.llm.model_dump(by_alias=True, exclude_none=True) if effective.llm else None
