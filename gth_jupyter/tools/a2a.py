@@ -26,6 +26,7 @@ connection between calls and need no closing hook.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import logging
 from collections import OrderedDict
@@ -197,6 +198,8 @@ class _Agent:
                 httpx_client=http, streaming=False, supported_protocol_bindings=list(_BINDINGS)
             )
             client = ClientFactory(config).create(card)
+            transport = type(getattr(client, "_transport", None)).__name__
+            log.debug("gth-jupyter: A2A agent %s over %s", self.agent_id, transport)
             try:
                 reply = _Reply()
                 request = SendMessageRequest(message=message)
@@ -313,7 +316,9 @@ def _make_tool(agent: _Agent, conversations: Conversations) -> BaseTool:
         conversations.put(thread, agent.agent_id, kept)
         return text
 
-    return make_tool(name, _description(agent.agent_id), A2aArgs, call_agent, "network")
+    return make_tool(
+        name, _description(agent.agent_id), A2aArgs, call_agent, "network", a2a_url=agent.url
+    )
 
 
 def make_a2a_tools(
@@ -325,8 +330,12 @@ def make_a2a_tools(
     """One ``a2a_agent_<agentId>`` tool per configured agent (the mapping's keys are names only).
 
     ``conversations`` holds the remote ids per thread; one is made when not given. The tools
-    share it, and hold no open connection, so nothing needs closing.
+    share it, and hold no open connection, so nothing needs closing. Each tool's metadata carries
+    its configured URL as ``a2a_url`` (for approvals). Raises ``ImportError`` when agents are
+    configured and ``a2a-sdk`` is not installed, ``ValueError`` for a repeated ``agentId``.
     """
+    if agents and importlib.util.find_spec("a2a") is None:
+        raise ImportError("a2aAgents needs the a2a-sdk package (pip install 'a2a-sdk>=1.3,<2')")
     shared = conversations if conversations is not None else Conversations()
     tools: dict[str, BaseTool] = {}
     for config in agents.values():

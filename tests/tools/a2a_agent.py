@@ -78,13 +78,16 @@ class TestExecutor(AgentExecutor):
         raise NotImplementedError
 
 
-def make_card(url: str, *, streaming: bool = False) -> AgentCard:
+def make_card(url: str, *, streaming: bool = False, legacy: bool = False) -> AgentCard:
+    """The card; ``legacy`` names only a v0.3 JSON-RPC interface (an older agent, such as ADK's)."""
     return AgentCard(
         name="test agent",
         description="Echoes, asks a question, sleeps, fails.",
         version="1.0.0",
         supported_interfaces=[
-            AgentInterface(protocol_binding="JSONRPC", protocol_version="1.0", url=url)
+            AgentInterface(
+                protocol_binding="JSONRPC", protocol_version="0.3" if legacy else "1.0", url=url
+            )
         ],
         capabilities=AgentCapabilities(streaming=streaming),
         default_input_modes=["text/plain"],
@@ -93,11 +96,12 @@ def make_card(url: str, *, streaming: bool = False) -> AgentCard:
     )
 
 
-def make_app(card: AgentCard, memory: Memory) -> Starlette:
+def make_app(card: AgentCard, memory: Memory, *, legacy: bool = False) -> Starlette:
     handler = DefaultRequestHandler(
         agent_executor=TestExecutor(memory), task_store=InMemoryTaskStore(), agent_card=card
     )
-    return Starlette(routes=[*create_agent_card_routes(card), *create_jsonrpc_routes(handler, "/")])
+    rpc = create_jsonrpc_routes(handler, "/", enable_v0_3_compat=legacy)
+    return Starlette(routes=[*create_agent_card_routes(card), *rpc])
 
 
 def free_port() -> int:
@@ -108,7 +112,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(card_url: str | None = None, *, streaming: bool = False) -> Iterator[tuple[str, Memory]]:
+def serve(
+    card_url: str | None = None, *, streaming: bool = False, legacy: bool = False
+) -> Iterator[tuple[str, Memory]]:
     """Serve the agent on ``http://127.0.0.1:<port>/`` in a thread; yields its URL and memory.
 
     ``card_url`` replaces the interface URL the card names (to test a card pointing elsewhere).
@@ -116,7 +122,15 @@ def serve(card_url: str | None = None, *, streaming: bool = False) -> Iterator[t
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
     memory = Memory()
-    app = make_app(make_card(card_url or url, streaming=streaming), memory)
+    card = make_card(card_url or url, streaming=streaming, legacy=legacy)
+    with serve_app(make_app(card, memory, legacy=legacy), port):
+        yield url, memory
+
+
+@contextmanager
+def serve_app(app: Starlette, port: int | None = None) -> Iterator[str]:
+    """Serve ``app`` on a loopback port in a thread; yields ``http://127.0.0.1:<port>/``."""
+    port = port or free_port()
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
     )
@@ -128,8 +142,8 @@ def serve(card_url: str | None = None, *, streaming: bool = False) -> Iterator[t
                 break
             threading.Event().wait(0.01)
         else:
-            raise RuntimeError("the test A2A agent did not start")
-        yield url, memory
+            raise RuntimeError("the test server did not start")
+        yield f"http://127.0.0.1:{port}/"
     finally:
         server.should_exit = True
         server.force_exit = True  # do not wait for the "sleep" request still open

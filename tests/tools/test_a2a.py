@@ -57,6 +57,7 @@ async def test_one_tool_per_agent_named_by_agent_id(remote: tuple[str, Memory]) 
     (tool,) = tools_for(remote[0], "Research_1")
     assert tool.name == "a2a_agent_Research_1"
     assert kind_of(tool) == "network"
+    assert (tool.metadata or {})["a2a_url"] == remote[0].rstrip("/")
     assert set(tool.get_input_schema().model_json_schema()["properties"]) >= {"message"}
     assert "runtime" not in tool.tool_call_schema.model_json_schema()["properties"]
     with pytest.raises(ValueError, match="agentId"):
@@ -131,7 +132,8 @@ async def test_a_long_reply_is_capped_head_and_tail(remote: tuple[str, Memory]) 
 async def test_a_failing_agent_is_an_error_message(remote: tuple[str, Memory]) -> None:
     (tool,) = tools_for(remote[0])
     text, error = await ask(tool, "fail", "t1")
-    assert error and text.startswith("Error communicating with agent: ")
+    assert text == "Error communicating with agent: the test agent failed on purpose"
+    assert error
 
 
 async def test_an_unreachable_agent_is_an_error_message(tmp_path: Path) -> None:
@@ -158,6 +160,33 @@ async def test_streaming_agents_reply_too() -> None:
         (tool,) = tools_for(url)
         assert await ask(tool, "hi", "t1") == ("turn 1 in context: hi", False)
         assert await ask(tool, "hi", "t1") == ("turn 2 in context: hi", False)
+
+
+async def test_a_card_redirect_is_not_followed(remote: tuple[str, Memory]) -> None:
+    from starlette.applications import Starlette
+    from starlette.responses import RedirectResponse
+    from starlette.routing import Route
+
+    from tests.tools.a2a_agent import serve_app
+
+    target = remote[0] + ".well-known/agent-card.json"
+    app = Starlette(
+        routes=[Route("/.well-known/agent-card.json", lambda _: RedirectResponse(target))]
+    )
+    with serve_app(app) as url:
+        (tool,) = tools_for(url)
+        text, error = await ask(tool, "hello", "t1")
+    assert error and text.startswith("Error communicating with agent: Failed to fetch agent card")
+    assert "307" in text
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+async def test_a_v0_3_agent_is_reached_through_the_compat_transport(streaming: bool) -> None:
+    with serve(legacy=True, streaming=streaming) as (url, _):
+        (tool,) = tools_for(url)
+        assert await ask(tool, "hi", "t1") == ("turn 1 in context: hi", False)
+        assert "needs more input" in (await ask(tool, "book", "t1"))[0]
+        assert await ask(tool, "Sunday", "t1") == ("Booked for Sunday.", False)
 
 
 # --- through a real agent -------------------------------------------------------------------
