@@ -1,8 +1,10 @@
 // A tool-call card: name, arguments (streamed), status, live output lines, a result preview,
 // and a body for what the tool shows (a photo thumbnail, an ask_user prompt, an A2UI surface,
-// the kernel tools' tables and plots from ./kernelcards.js).
+// the kernel tools' tables and plots from ./kernelcards.js, gth_read_binary's image or file chip
+// from ./binarycard.js).
 
 import { errorOf } from "../tools/registry.js";
+import { binarySummary, parseBinaryResult, READ_BINARY, renderBinaryResult } from "./binarycard.js";
 import { contentParts, h, imageDataUrl } from "./dom.js";
 import { errorMessage, isKernelTool, parseResult, renderKernelArgs, renderKernelResult } from "./kernelcards.js";
 
@@ -135,7 +137,8 @@ export class ToolCard {
     const { text, images } = contentParts(content);
     // `"error": null` (a run_python that went fine) is no error.
     const err = errorOf(text) ?? undefined;
-    const drawn = renderKernelResult(this.doc, this.name, text);
+    const binary = this.name === READ_BINARY ? parseBinaryResult(text) : null;
+    const drawn = renderKernelResult(this.doc, this.name, text) ?? (binary && renderBinaryResult(this.doc, text));
     // A run_python that raised or timed out failed (the server reports it as an error result too);
     // its drawing shows why, so no "[object Object]" error line is added for it.
     const failed = err !== undefined || ["error", "timeout"].includes(drawn?.dataset.status);
@@ -152,6 +155,7 @@ export class ToolCard {
     } catch {
       // Plain text result.
     }
+    if (binary) shown = binarySummary(binary); // the name and size, not the base64
     if (drawn) this.#showKernelResult(drawn);
     else if (err !== undefined) this.showError((isKernelTool(this.name) && errorMessage(parseResult(text))) || errorText(err));
     if (preview) {
