@@ -212,8 +212,12 @@ class EventMapper:
                 value["isNotice"] = True
             yield CustomEvent(name=TOOL_OUTPUT_EVENT, value=value)
         elif isinstance(item, StateSnapshot):
+            # The closing snapshot follows the end of the message it came after.
+            yield from self._close_text()
+            yield from self._close_reasoning()
             yield StateSnapshotEvent(snapshot=item.snapshot)
         elif isinstance(item, StateDelta):
+            yield from self._close_text()
             yield StateDeltaEvent.model_validate({"delta": item.delta})
         elif isinstance(item, ActivitySnapshot):
             yield from self._close_text()

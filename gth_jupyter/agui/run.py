@@ -75,6 +75,7 @@ def parse_input(body: bytes, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> ag
         raise errors.invalid_json(str(exc) or type(exc).__name__) from None
     if not isinstance(data, dict):
         raise errors.invalid_input("The request body must be a JSON object (a RunAgentInput).")
+    _legacy_binary_parts(data)
     # Gaunt Sloth generates both ids when a client leaves them out; RUN_STARTED tells it them.
     for key in ("threadId", "runId"):
         if data.get(key) is None and data.get(_SNAKE[key]) is None:
@@ -129,6 +130,34 @@ def _gth_prop(request: agui.RunAgentInput, key: str) -> str | None:
             [{"path": path, "message": "invalid id", "type": "value_error"}],
         )
     return value
+
+
+def _legacy_binary_parts(data: dict[str, Any]) -> None:
+    """Pre-1.0 clients send media as ``{"type": "binary", "mimeType", "data" | "url"}`` parts;
+    1.0 has ``image`` / ``audio`` / ``video`` / ``document`` parts with a ``source``. Rewritten
+    in place (as ``@ag-ui/client``'s own compatibility layer does), before validation."""
+    messages = data.get("messages")
+    for message in messages if isinstance(messages, list) else ():
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            continue
+        for index, part in enumerate(content):
+            if not isinstance(part, dict) or part.get("type") != "binary":
+                continue
+            mime = part.get("mimeType")
+            if not isinstance(mime, str):
+                continue  # left as it is: validation names the problem
+            if isinstance(part.get("data"), str):
+                source = {"type": "data", "value": part["data"], "mimeType": mime}
+            elif isinstance(part.get("url"), str):
+                source = {"type": "url", "value": part["url"], "mimeType": mime}
+            else:
+                continue
+            kind = mime.split("/", 1)[0]
+            content[index] = {
+                "type": kind if kind in ("image", "audio", "video") else "document",
+                "source": source,
+            }
 
 
 def turn_id(request: agui.RunAgentInput) -> str | None:

@@ -623,12 +623,10 @@ describe("gth-jupyter serve through @copilotkit/runtime 1.75 (@ag-ui/client 0.0.
     ]);
   });
 
-  // 0.0.59's schema (and the 0.x SDKs before it) accept `{type: "binary", mimeType, data}`; the
-  // server validates RunAgentInput with the 1.0 models, which have no binary part, and answers
-  // 422 invalid_input, so the runtime's agent fails with "HTTP 422". A todo until it converts the
-  // part to an image (as 0.0.59's own BackwardCompatibility_0_0_47 middleware does).
-  const BINARY_TODO = "server bug: a 0.x binary part is refused with 422 invalid_input";
-  test("an image input as a 0.x binary part (what 0.0.x clients send)", { todo: BINARY_TODO }, async () => {
+  // 0.0.59's schema (and the 0.x SDKs before it) accept `{type: "binary", mimeType, data}`, which
+  // 1.0 has no part for: the server turns it into an image part before validating (as 0.0.59's
+  // own BackwardCompatibility_0_0_47 middleware does).
+  test("an image input as a 0.x binary part (what 0.0.x clients send)", async () => {
     const server = await startServer(["A single pixel."]);
     const handler = copilotRuntime(server);
     const page = frontendAgent(handler);
