@@ -12,7 +12,8 @@ Tool names: ``mcp__<key>__<tool>`` when that fits what providers accept
 (``^[A-Za-z0-9_-]{1,64}$``), else cleaned and capped with a short hash (:func:`mcp_tool_name`).
 Every tool carries ``metadata["mcp"] = {"server", "tool"}`` (the real names, also for a capped
 one) and ``metadata["annotations"]``: the four MCP hints, with the spec's defaults for those the
-server leaves out, which the approvals ``hint`` matcher reads.
+server leaves out (a read-only tool is not destructive), which the approvals ``hint`` matcher
+reads.
 
 A stdio server's child gets a clean environment: the allow-list of
 :func:`~gth_jupyter.tools.process.child_env` (plus ``passEnv``) and the server's own ``env``.
@@ -82,8 +83,15 @@ def mcp_tool_name(server: str, tool: str) -> str:
 
 
 def _hints(declared: Mapping[str, Any]) -> dict[str, bool]:
-    """The four hints: those ``declared`` as booleans, the spec's defaults for the rest."""
-    return {h: v if isinstance(v := declared.get(h), bool) else d for h, d in DEFAULT_HINTS.items()}
+    """The four hints: those ``declared`` as booleans, the spec's defaults for the rest, except
+    that a read-only tool's undeclared ``destructiveHint`` is false (the spec gives it meaning
+    only when ``readOnlyHint`` is false; a read-only tool destroys nothing)."""
+    hints = {
+        h: v if isinstance(v := declared.get(h), bool) else d for h, d in DEFAULT_HINTS.items()
+    }
+    if hints["readOnlyHint"] and not isinstance(declared.get("destructiveHint"), bool):
+        hints["destructiveHint"] = False
+    return hints
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -150,6 +158,7 @@ class McpServers:
         self._stop: asyncio.Event | None = None
         self._started = False
         self._lock = asyncio.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def tools(self) -> list[BaseTool]:
@@ -182,6 +191,7 @@ class McpServers:
             log.warning("gth-jupyter: %s", MCP_EXTRA_MISSING)
             return
         self._stop = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
         await asyncio.gather(*(self._start_one(key) for key in self.servers))
 
     async def _start_one(self, key: str) -> None:
@@ -293,7 +303,20 @@ class McpServers:
             pass
 
     async def close(self) -> None:
-        """End every session (each in the task that opened it) and the stdio children."""
+        """End every session (each in the task that opened it) and the stdio children.
+
+        Called on another loop than the one the sessions run on (a notebook session closes its
+        registry with ``asyncio.run`` on a thread of its own), it hands the closing to that loop
+        while it still runs; a stopped loop's sessions end with the process."""
+        home = self._loop
+        if home is not None and home is not asyncio.get_running_loop():
+            if home.is_running():
+                done = asyncio.run_coroutine_threadsafe(self._close_here(), home)
+                await asyncio.wait_for(asyncio.wrap_future(done), 15)
+            return
+        await self._close_here()
+
+    async def _close_here(self) -> None:
         if self._stop is not None:
             self._stop.set()
         tasks = list(self._tasks.values())

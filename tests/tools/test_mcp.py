@@ -49,6 +49,7 @@ async def test_stdio_tools_are_listed_with_names_and_hints(tmp_path: Path) -> No
         assert add.metadata["annotations"] == {
             **DEFAULT_HINTS,
             "readOnlyHint": True,
+            "destructiveHint": False,  # undeclared: a read-only tool destroys nothing
             "openWorldHint": False,
         }
         assert tools["mcp__local__counter"].metadata["annotations"] == DEFAULT_HINTS
