@@ -111,8 +111,9 @@ def workspace_for(effective: EffectiveConfig, cwd: Path) -> Workspace:
 
 
 def filesystem_tools(effective: EffectiveConfig, ws: Workspace) -> list[BaseTool]:
-    """The file tools ``filesystem`` chooses."""
-    return make_filesystem_tools(effective.filesystem, ws)
+    """The file tools ``filesystem`` chooses (with ``gth_read_binary`` among the reads when
+    ``binaryFormats`` lists formats)."""
+    return make_filesystem_tools(effective.filesystem, ws, effective.binary_formats)
 
 
 def built_in_tools(effective: EffectiveConfig, ws: Workspace) -> list[BaseTool]:
