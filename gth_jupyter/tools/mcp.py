@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from langchain_core.tools import BaseTool
+from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
 from gth_jupyter.config.schema import McpServerConfig
 from gth_jupyter.tools.process import child_env
@@ -117,6 +117,39 @@ def _errlog() -> TextIO | None:
     except (AttributeError, OSError, ValueError):
         return None
     return sys.stderr
+
+
+def _guard(tool: BaseTool, key: str) -> None:
+    """A failure of the session or transport (a server that died, a connection that closed)
+    becomes the call's error result, as an MCP error result already is, instead of ending the
+    run: the adapter lets anything but an MCP ``isError`` result propagate."""
+    inner = getattr(tool, "coroutine", None)
+    if not isinstance(tool, StructuredTool) or inner is None:
+        return
+    real = (tool.metadata or {}).get("mcp", {}).get("tool", tool.name)
+
+    async def guarded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await inner(*args, **kwargs)
+        except ToolException:
+            raise
+        except Exception as exc:
+            raise ToolException(
+                f"The MCP server '{key}' could not run '{real}': {_describe(exc)}"
+            ) from exc
+
+    handler = tool.handle_tool_error
+
+    def handle(error: ToolException) -> Any:
+        if callable(handler):
+            try:
+                return handler(error)
+            except ToolException:
+                pass
+        return str(error)
+
+    tool.coroutine = guarded
+    tool.handle_tool_error = handle
 
 
 @dataclass
@@ -290,6 +323,7 @@ class McpServers:
             metadata["mcp"] = {"server": key, "tool": real}
             metadata["annotations"] = _hints(metadata)
             t.metadata = metadata
+            _guard(t, key)
         return loaded
 
     async def _end(self, key: str) -> None:

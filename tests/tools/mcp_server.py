@@ -47,6 +47,16 @@ def build_server() -> FastMCP:
         names = ("GTH_MCP_SEEN", "GTH_MCP_HIDDEN", "JUPYTER_TOKEN")
         return ",".join(f"{k}={os.environ.get(k, '')}" for k in names)
 
+    @server.tool()
+    def fail(why: str) -> str:
+        """Always fails (an MCP error result)."""
+        raise ValueError(f"failed: {why}")
+
+    @server.tool()
+    def exit_now() -> str:
+        """Ends the server process at once (a server that dies mid-session)."""
+        os._exit(1)
+
     @server.tool(name=LONG_NAME)
     def long_named() -> str:
         """A tool with a long name."""

@@ -12,6 +12,7 @@ import pytest
 from gth_jupyter.config.schema import McpServerConfig
 from gth_jupyter.tools.mcp import DEFAULT_HINTS, McpServers, mcp_tool_name
 
+from .conftest import run_call
 from .mcp_server import LONG_NAME, serve_http
 
 SERVER = str(Path(__file__).with_name("mcp_server.py"))
@@ -115,5 +116,19 @@ async def test_a_server_that_never_answers_times_out(tmp_path: Path) -> None:
         await servers.start()
         info = servers.info()["slow"]
         assert info["status"] == "error" and "within 1 s" in info["error"]
+    finally:
+        await servers.close()
+
+
+async def test_a_failing_tool_and_a_dead_server_give_error_results(tmp_path: Path) -> None:
+    servers = McpServers({"local": stdio()}, cwd=tmp_path)
+    try:
+        tools = await servers.start()
+        failed = await run_call(tools, "mcp__local__fail", {"why": "on purpose"})
+        assert failed.message.status == "error" and "on purpose" in str(failed.message.content)
+        await run_call(tools, "mcp__local__exit_now", {})
+        dead = await run_call(tools, "mcp__local__add", {"a": 1, "b": 2})
+        assert dead.message.status == "error", dead.message
+        assert "MCP server 'local' could not run 'add'" in str(dead.message.content)
     finally:
         await servers.close()
