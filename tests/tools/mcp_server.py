@@ -48,6 +48,11 @@ def build_server() -> FastMCP:
         return ",".join(f"{k}={os.environ.get(k, '')}" for k in names)
 
     @server.tool()
+    def pid() -> int:
+        """This server's process id (to see that closing ends it)."""
+        return os.getpid()
+
+    @server.tool()
     def fail(why: str) -> str:
         """Always fails (an MCP error result)."""
         raise ValueError(f"failed: {why}")
@@ -72,20 +77,21 @@ def free_port() -> int:
 
 
 @asynccontextmanager
-async def serve_http() -> AsyncIterator[str]:
-    """The server over streamable HTTP on a loopback port, in this loop; yields its URL."""
+async def serve_http(transport: str = "http") -> AsyncIterator[str]:
+    """The server over streamable HTTP (or SSE) on a loopback port, in this loop; yields its
+    URL."""
     import uvicorn
 
     port = free_port()
-    config = uvicorn.Config(
-        build_server().streamable_http_app(), host="127.0.0.1", port=port, log_level="warning"
-    )
+    mcp = build_server()
+    app = mcp.sse_app() if transport == "sse" else mcp.streamable_http_app()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     web = uvicorn.Server(config)
     task = asyncio.create_task(web.serve())
     while not web.started:  # noqa: ASYNC110
         await asyncio.sleep(0.02)
     try:
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}/{'sse' if transport == 'sse' else 'mcp'}"
     finally:
         web.should_exit = True
         await task

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 import re
 import sys
 from pathlib import Path
@@ -132,3 +134,27 @@ async def test_a_failing_tool_and_a_dead_server_give_error_results(tmp_path: Pat
         assert "MCP server 'local' could not run 'add'" in str(dead.message.content)
     finally:
         await servers.close()
+
+
+async def test_sse_transport(tmp_path: Path) -> None:
+    async with serve_http("sse") as url:
+        config = McpServerConfig.model_validate({"transport": "sse", "url": url})
+        servers = McpServers({"old": config}, cwd=tmp_path, timeout=15)
+        try:
+            await servers.start()
+            assert "11" in str(await by_name(servers)["mcp__old__add"].ainvoke({"a": 5, "b": 6}))
+        finally:
+            await servers.close()
+
+
+async def test_close_ends_the_stdio_child(tmp_path: Path) -> None:
+    servers = McpServers({"local": stdio()}, cwd=tmp_path)
+    await servers.start()
+    (block,) = await by_name(servers)["mcp__local__pid"].ainvoke({})
+    pid = int(block["text"])
+    os.kill(pid, 0)  # alive while the session is open
+    await servers.close()
+    with pytest.raises(ProcessLookupError):
+        for _ in range(50):
+            os.kill(pid, 0)
+            await asyncio.sleep(0.1)
