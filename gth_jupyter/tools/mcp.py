@@ -103,9 +103,16 @@ def _leaf(exc: BaseException) -> BaseException:
         exc = inner[0]
 
 
-def _describe(exc: BaseException) -> str:
+_CLOSED = frozenset({"BrokenResourceError", "ClosedResourceError", "EndOfStream"})
+
+
+def _describe(exc: BaseException, transport: str | None = None) -> str:
     leaf = _leaf(exc)
     text = str(leaf).strip()
+    if type(leaf).__name__ in _CLOSED or text == "Connection closed":
+        if transport == "stdio":
+            return "the server process ended before it answered (see its stderr)"
+        return f"the connection closed before the server answered ({type(leaf).__name__})"
     return f"{type(leaf).__name__}: {text}" if text else type(leaf).__name__
 
 
@@ -244,7 +251,7 @@ class McpServers:
             state.error = f"did not start and list its tools within {self.timeout:g} s"
             await self._end(key)
         except Exception as exc:
-            state.status, state.error = "error", _describe(exc)
+            state.status, state.error = "error", _describe(exc, config.transport)
             await self._end(key)
         else:
             state.status, state.tools = "ok", tools

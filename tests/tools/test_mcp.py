@@ -104,6 +104,8 @@ async def test_streamable_http_and_a_broken_server_beside_it(tmp_path: Path) -> 
             for key in ("broken", "missing", "oauth"):
                 assert info[key]["status"] == "error" and info[key]["error"], key
             assert info["oauth"]["error"] == "OAuth is not supported yet"
+            assert "process ended before it answered" in info["broken"]["error"]
+            assert "FileNotFoundError" in info["missing"]["error"]
             assert {t.metadata["mcp"]["server"] for t in servers.tools} == {"web"}
             add = by_name(servers)["mcp__web__add"]
             assert "7" in str(await add.ainvoke({"a": 3, "b": 4}))
