@@ -160,3 +160,14 @@ async def test_close_ends_the_stdio_child(tmp_path: Path) -> None:
         for _ in range(50):
             os.kill(pid, 0)
             await asyncio.sleep(0.1)
+
+
+async def test_without_the_mcp_extra_every_server_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "langchain_mcp_adapters", None)
+    servers = McpServers({"local": stdio()}, cwd=tmp_path)
+    assert await servers.start() == []
+    info = servers.info()["local"]
+    assert info["status"] == "error" and "gth-jupyter[mcp]" in info["error"]
+    await servers.close()
