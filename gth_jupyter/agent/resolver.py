@@ -58,6 +58,14 @@ def llm_settings(effective: EffectiveConfig) -> dict[str, Any] | None:
     return None if llm is None else llm.model_dump(by_alias=True, exclude_none=True)
 
 
+def _a2a_tools(effective: EffectiveConfig) -> list[Tool]:
+    if not effective.a2a_agents:
+        return []  # the A2A SDK is imported only when agents are configured
+    from ..tools.a2a import make_a2a_tools
+
+    return list(make_a2a_tools(effective.a2a_agents))
+
+
 def resolve_tools(
     effective: EffectiveConfig,
     *,
@@ -71,7 +79,8 @@ def resolve_tools(
     The sources, in order: the file tools ``filesystem`` chooses, the enabled ``builtInTools``
     (in the order written), the ``customTools``, provider server tools (``tools`` dicts, bound
     to the model untouched), the tools of the ``mcpServers`` (``mcp``: loaded by the host's
-    registry, which needs the running loop; see :mod:`gth_jupyter.tools.mcp`), the tool objects
+    registry, which needs the running loop; see :mod:`gth_jupyter.tools.mcp`), one tool per
+    ``a2aAgents`` entry (``a2a_agent_<agentId>``, :mod:`gth_jupyter.tools.a2a`), the tool objects
     of a ``.gsloth.config.py``, then ``extra``. A name
     already taken is skipped with a warning, so nothing replaces a built-in. ``allowedTools``
     applies last, to all of them: an exact name or a ``*`` glob keeps a tool, a tool without a
@@ -89,6 +98,7 @@ def resolve_tools(
         *custom_tools(effective, ws),
         *effective.server_tools,
         *mcp,
+        *_a2a_tools(effective),
         *(t for t in effective.python_tools if t is not None),
         *extra,
     ]

@@ -122,8 +122,15 @@ class ApprovalsMiddleware(AgentMiddleware):
         if kind == "code":  # matched by its tool name; the rater reads the code
             return Subject("tool", call["name"], command=str(args.get("code", ""))), kind
         host = _host(args.get("input")) if kind == "network" else None
-        hints = (tool.metadata or {}).get("annotations") if tool is not None else None
-        return names_subject(call["name"], host, hints if isinstance(hints, dict) else None), kind
+        metadata = (tool.metadata or {}) if tool is not None else {}
+        hints = metadata.get("annotations")
+        hints = hints if isinstance(hints, dict) else None
+        mcp = metadata.get("mcp")  # an MCP tool's real names (its call name may be shortened)
+        if isinstance(mcp, dict) and isinstance(mcp.get("server"), str):
+            if isinstance(mcp.get("tool"), str):
+                subject = Subject("mcpTool", mcp["tool"], server=mcp["server"], hints=hints)
+                return subject, kind
+        return names_subject(call["name"], host, hints), kind
 
     async def awrap_tool_call(self, request: ToolCallRequest, handler: Handler) -> Any:
         call = request.tool_call

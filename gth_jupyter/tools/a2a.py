@@ -335,7 +335,7 @@ def make_a2a_tools(
     configured and ``a2a-sdk`` is not installed, ``ValueError`` for a repeated ``agentId``.
     """
     if agents and importlib.util.find_spec("a2a") is None:
-        raise ImportError("a2aAgents needs the a2a-sdk package (pip install 'a2a-sdk>=1.3,<2')")
+        raise ImportError("a2aAgents needs the a2a-sdk package: pip install 'gth-jupyter[a2a]'")
     shared = conversations if conversations is not None else Conversations()
     tools: dict[str, BaseTool] = {}
     for config in agents.values():

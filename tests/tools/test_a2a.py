@@ -250,3 +250,28 @@ async def test_a_real_agent_talks_to_the_remote_agent_across_turns(
         and slow.content == "Error communicating with agent: no reply within 1 seconds"
     )
     assert end.pending == []
+
+
+async def test_a2a_agents_in_the_configuration_become_the_agents_tools(
+    tmp_path: Path, remote: tuple[str, Memory]
+) -> None:
+    """The resolver builds the tools from ``a2aAgents`` itself (no tools handed in)."""
+    url, _ = remote
+    settings = {
+        "llm": {
+            "type": "fake",
+            "responses": [call("a2a_agent_helper", {"message": "hi"}, "c1"), "ok"],
+        },
+        "approvals": {"mode": "bypass"},
+        "a2aAgents": {"helper": {"agentId": "helper", "agentUrl": url}},
+    }
+    registry = AgentRegistry(
+        GthConfig.model_validate(settings),
+        command="notebook",
+        store=CheckpointStore("memory"),
+        cwd=tmp_path,
+    )
+    assert registry.build_error is None, registry.build_error
+    assert "a2a_agent_helper" in registry.info()["agents"][0]["tools"]
+    (reply,), _ = await run(registry, RunPlan("thread-c", [HumanMessage("hi")]))
+    assert reply.content == "turn 1 in context: hi" and not reply.is_error
