@@ -170,8 +170,26 @@ export function mount({ model, el, css, env = {} }) {
     // beside the history and applied whenever it comes: until then every remote image waits
     // for a click, and an old kernel that never answers changes nothing.
     const info = backend.info(gone.signal).catch(() => null);
+    // A tool source the agent had to skip (an MCP server that failed) is said once, as a notice.
+    const noticed = new Set();
+    let pending = false; // an MCP server not yet connected (they connect with the first run)
+    const showNotices = (/** @type {any} */ i) => {
+      const servers = i?.mcp?.servers && typeof i.mcp.servers === "object" ? Object.values(i.mcp.servers) : [];
+      pending = servers.some((/** @type {any} */ s) => s?.status === "pending");
+      for (const n of Array.isArray(i?.mcp?.notices) ? i.mcp.notices : []) {
+        if (typeof n !== "string" || noticed.has(n)) continue;
+        noticed.add(n);
+        view.addNote(n, "warning");
+      }
+    };
+    // MCP servers connect with the first run: what failed is known after it.
+    chat.on((e) => {
+      if (e.type !== "run-state" || e.running || !pending) return;
+      void backend.info(gone.signal).then((i) => !disposed && showNotices(i)).catch(() => {});
+    });
     void info.then((i) => {
       if (disposed || !i) return;
+      showNotices(i);
       view.setMediaHosts(i.a2ui?.imageHosts);
       if (!model.get("model_label")) view.setHeader({ modelLabel: [i.provider, i.model].filter(Boolean).join(" · "), offline: Boolean(i.offline) });
     });
