@@ -123,3 +123,32 @@ test("mount: show_event_log (%gth --log) opens the event log, and follows the tr
   await until(() => !el.querySelector(".gth-send").disabled, "ready");
   cleanup();
 });
+
+test("mount: an MCP server the agent skipped is a notice, also when it is learnt after the first run", async () => {
+  const { document } = makeDom();
+  const el = document.createElement("div");
+  document.body.append(el);
+  const model = fakeModel({ thread_id: "t1", agent: "default", transport: "auto", base_url: "/base/", model_label: "x", pending_prompt: "" });
+  let infoCalls = 0;
+  const base = server([(b) => [started(b), ...text("m1", "hi"), finished(b)]]);
+  const fetch = async (url, init = {}) => {
+    if (url === "/base/gth/info") {
+      infoCalls += 1;
+      // Before the first run the servers are still connecting; after it one has failed.
+      const status = infoCalls === 1 ? "pending" : "error";
+      const notices = infoCalls === 1 ? [] : ["MCP server 'files' was skipped: <b>boom</b>"];
+      return Response.json({ a2ui: { imageHosts: [] }, mcp: { servers: { files: { status } }, notices } });
+    }
+    return base.fetch(url, init);
+  };
+  const cleanup = mount({ model, el, css: "", env: { fetch, location: { protocol: "http:" }, raf: (cb) => setTimeout(cb, 0) } });
+  await until(() => !el.querySelector(".gth-send").disabled, "ready");
+  assert.equal([...el.querySelectorAll(".gth-note-warning")].length, 0);
+  model.set("pending_prompt", "hello");
+  await until(() => el.querySelector(".gth-note-warning"), "notice");
+  const notes = [...el.querySelectorAll(".gth-note-warning")];
+  assert.equal(notes.length, 1);
+  assert.equal(notes[0].textContent.includes("<b>boom</b>"), true); // shown as text, never as HTML
+  assert.equal(notes[0].querySelector("b"), null);
+  cleanup();
+});
