@@ -44,7 +44,11 @@ CLIENT_TOOL_INTERRUPT = "gth.client_tool"
 APPROVAL_INTERRUPT = "gth.approval"
 APPROVAL_RESPONSE_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"approved": {"type": "boolean"}, "editedArgs": {"type": "object"}},
+    "properties": {
+        "approved": {"type": "boolean"},
+        "editedArgs": {"type": "object"},
+        "grant": {"type": "string", "enum": ["thread", "session"]},
+    },
     "required": ["approved"],
 }
 
@@ -145,14 +149,17 @@ def _text(value: Any) -> str | None:
 class ApprovalAnswer:
     """A person's decision on a tool call the approvals gate held back.
 
-    Read from the widget's ``{"approved": bool, "editedArgs"?, "message"?}``, LangChain's HITL
-    decisions (``{"type": "approve" | "edit" | "reject"}``), ``True``, or a cancelled interrupt
-    (``{"status": "cancelled"}``). Anything else is a rejection: an answer nobody can read never
-    runs a tool."""
+    Read from the widget's ``{"approved": bool, "editedArgs"?, "message"?, "grant"?}``
+    (``grant``: ``"thread"`` or ``"session"`` also allows such calls from now on, see
+    :mod:`gth_jupyter.middleware.grants`; absent, the answer is for this call only),
+    LangChain's HITL decisions (``{"type": "approve" | "edit" | "reject"}``), ``True``, or a
+    cancelled interrupt (``{"status": "cancelled"}``). Anything else is a rejection: an answer
+    nobody can read never runs a tool."""
 
     approved: bool
     edited_args: dict[str, Any] | None = None
     message: str | None = None
+    grant: Literal["thread", "session"] | None = None
 
     def to_resume_value(self) -> dict[str, Any]:
         value: dict[str, Any] = {"approved": self.approved}
@@ -160,6 +167,8 @@ class ApprovalAnswer:
             value["editedArgs"] = self.edited_args
         if self.message is not None:
             value["message"] = self.message
+        if self.grant is not None:
+            value["grant"] = self.grant
         return value
 
     @classmethod
@@ -171,10 +180,12 @@ class ApprovalAnswer:
         if "approved" in value:
             approved = value["approved"] is True
             edited = value.get("editedArgs")
+            grant = value.get("grant")
             return cls(
                 approved,
                 edited if isinstance(edited, dict) and approved else None,
                 _text(value.get("message") or value.get("reason")),
+                grant if approved and grant in ("thread", "session") else None,
             )
         kind = value.get("type")
         if kind == "approve":

@@ -10,6 +10,11 @@ are read too; ``{"status": "cancelled"}`` is a rejection). An edited call is che
 result saying the user rejected it, so the model can change course. Where nobody answers
 approvals (the ``api`` command), a call that would ask is refused instead.
 
+An approval may also grant such calls from then on (``"grant": "thread" | "session"``): the gate
+keeps the grant in its :class:`~gth_jupyter.middleware.grants.GrantStore` (in memory, never in the
+configuration), and a later call it covers runs without asking, unless a ``deny`` rule refuses it
+or a custom tool's arguments fail validation.
+
 On resume LangGraph runs this hook again from the start. Everything before the interrupt is
 deterministic except the rater, so when the run answers this call (the run's
 :class:`~gth_jupyter.agent.contract.RunContext` lists it in ``answering``) the rater is not asked
@@ -40,6 +45,7 @@ from gth_jupyter.agent.contract import (
 from gth_jupyter.config.schema import ApprovalMode, ApprovalsConfig
 from gth_jupyter.middleware.approval_policy import Verdict, decide, gate_reason
 from gth_jupyter.middleware.approval_rules import Subject, describe_entry, names_subject
+from gth_jupyter.middleware.grants import GrantStore, grant_key
 from gth_jupyter.middleware.rater import (
     Rater,
     RaterError,
@@ -103,8 +109,11 @@ class ApprovalsMiddleware(AgentMiddleware):
         answers: bool,
         command: str,
         cwd: str,
+        grants: GrantStore | None = None,
     ) -> None:
         super().__init__()
+        #: Standing approvals the person granted; the host lists and revokes them.
+        self.grants = grants if grants is not None else GrantStore()
         self.approvals = approvals
         self.mode: ApprovalMode = approvals.mode or "assisted"
         self.rater = rater
@@ -143,9 +152,13 @@ class ApprovalsMiddleware(AgentMiddleware):
         shown, invalid = None, None
         if isinstance(request.tool, CustomCommandTool):
             shown, invalid = request.tool.check(call.get("args") or {})
-        action, reason, rating = await self._first_answer(
-            verdict, subject, kind, call, answer_waiting(request)
-        )
+        answered = answer_waiting(request)
+        # A grant covers a call only when no answer for this very call waits (a rejection the
+        # person gave it stands even if another call of the batch granted its kind).
+        if invalid is None and not answered and self._granted(subject, kind):
+            self._reset(subject)
+            return await handler(request)
+        action, reason, rating = await self._first_answer(verdict, subject, kind, call, answered)
         if isinstance(action, ToolMessage):
             return action
         if invalid is not None:
@@ -196,6 +209,9 @@ class ApprovalsMiddleware(AgentMiddleware):
             if rounds <= AUTO_ROUNDS:
                 return self._bounce(call, command, rating, rounds), None, rating
         return "ask", reason, rating
+
+    def _granted(self, subject: Subject, kind: str) -> bool:
+        return self.grants.match(self._thread(), grant_key(subject, kind)) is not None
 
     def _thread(self) -> str:
         try:
@@ -298,6 +314,13 @@ class ApprovalsMiddleware(AgentMiddleware):
             again = decide(self.approvals, self._subject(request)[0], kind)
             if again.action == "deny":
                 return self._denied(call, self._subject(request)[0], again)
+        if answer.grant is not None:  # what runs (as edited) is what the grant covers
+            self.grants.add(
+                answer.grant,
+                self._thread(),
+                grant_key(self._subject(request)[0], kind),
+                call["name"],
+            )
         if invalid is not None or (
             edited is not None and isinstance(request.tool, CustomCommandTool)
         ):

@@ -1,0 +1,132 @@
+"""Standing approvals a person granted from an approval card ("Always allow this…").
+
+An approved answer may carry ``"grant": "thread" | "session"``: the gate then records a
+:class:`Grant` for what ran, and a later call with the same key runs without asking, in that
+thread (``thread``) or in any thread this server process serves (``session``). The key is
+narrow on purpose: the exact normalised command for a shell call, the exact code for
+``run_python``, the tool (on its MCP server) for anything else. Grants live in memory only,
+bounded, and are never written into the configuration; ``deny`` rules and a custom tool's failing
+validation still win over them (the gate checks those first).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from gth_jupyter.middleware.approval_rules import Subject, normalize_command
+
+__all__ = ["MAX_GRANTS", "Grant", "GrantKey", "GrantScope", "GrantStore", "grant_key"]
+
+GrantScope = Literal["thread", "session"]
+GrantKey = tuple[str, ...]
+GRANT_SCOPES: tuple[GrantScope, ...] = ("thread", "session")
+#: The most grants one store keeps; the oldest go first.
+MAX_GRANTS = 500
+_LABEL_CHARS = 200
+
+
+def grant_key(subject: Subject, kind: str) -> GrantKey:
+    """What a grant for this call covers: ``("shell", command)``, ``("code", code)``,
+    ``("mcpTool", server, tool)`` or ``("tool", name)``."""
+    if subject.kind == "shell":
+        return ("shell", normalize_command(subject.command or ""))
+    if kind == "code":
+        return ("code", subject.command or "")
+    if subject.kind == "mcpTool":
+        return ("mcpTool", subject.server or "", subject.name)
+    return ("tool", subject.name)
+
+
+def _label(key: GrantKey, tool_name: str) -> str:
+    if key[0] == "shell":
+        text = key[1]
+    elif key[0] == "code":
+        lines = [line for line in key[1].splitlines() if line.strip()]
+        first = lines[0].strip() if lines else ""
+        more = " …" if len(lines) > 1 else ""
+        text = f"{tool_name}: {first}{more}"
+    elif key[0] == "mcpTool":
+        text = f"{key[2]} (MCP server {key[1]})"
+    else:
+        text = key[1]
+    return text if len(text) <= _LABEL_CHARS else text[: _LABEL_CHARS - 1] + "…"
+
+
+@dataclass(frozen=True)
+class Grant:
+    """One standing approval."""
+
+    id: str
+    scope: GrantScope
+    thread_id: str | None
+    key: GrantKey
+    label: str
+    created_at: float
+
+    @property
+    def kind(self) -> str:
+        return self.key[0]
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``GET gth/threads/{id}/grants`` lists."""
+        return {
+            "id": self.id,
+            "scope": self.scope,
+            "kind": self.kind,
+            "label": self.label,
+            "createdAt": int(self.created_at * 1000),
+        }
+
+
+class GrantStore:
+    """The grants of one server process, shared by its approvals gate and its routes."""
+
+    def __init__(self, limit: int = MAX_GRANTS) -> None:
+        self.limit = limit
+        self._grants: OrderedDict[str, Grant] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(
+        self, scope: GrantScope, thread_id: str | None, key: GrantKey, tool_name: str = ""
+    ) -> Grant:
+        """Records a grant (the same one again returns the one already kept)."""
+        owner = thread_id if scope == "thread" else None
+        with self._lock:
+            for grant in self._grants.values():
+                if grant.scope == scope and grant.thread_id == owner and grant.key == key:
+                    return grant
+            grant = Grant(uuid.uuid4().hex, scope, owner, key, _label(key, tool_name), time.time())
+            self._grants[grant.id] = grant
+            while len(self._grants) > self.limit:
+                self._grants.popitem(last=False)
+            return grant
+
+    def match(self, thread_id: str | None, key: GrantKey) -> Grant | None:
+        """The grant that lets a call with ``key`` in ``thread_id`` run, if any."""
+        with self._lock:
+            for grant in self._grants.values():
+                if grant.key != key:
+                    continue
+                if grant.scope == "session" or grant.thread_id == thread_id:
+                    return grant
+        return None
+
+    def for_thread(self, thread_id: str) -> list[Grant]:
+        """The thread's own grants and every session grant, oldest first."""
+        with self._lock:
+            return [
+                g for g in self._grants.values() if g.scope == "session" or g.thread_id == thread_id
+            ]
+
+    def revoke(self, grant_id: str) -> bool:
+        """Forgets a grant; ``False`` when there is none by that id."""
+        with self._lock:
+            return self._grants.pop(grant_id, None) is not None
+
+    def __len__(self) -> int:
+        return len(self._grants)
