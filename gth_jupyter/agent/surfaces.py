@@ -22,6 +22,7 @@ __all__ = [
     "ActivityDelta",
     "ActivitySnapshot",
     "SurfaceTracker",
+    "json_values",
     "surface_operations",
     "thread_activities",
 ]
@@ -50,21 +51,31 @@ SURFACE_TOOL = "show_a2ui_surface"
 A2UI_ACTIVITY = "a2ui-surface"
 
 
-def surface_operations(text: str) -> dict[str, list[Any]]:
-    """A2UI messages (JSON Lines or concatenated objects) grouped by ``surfaceId``, in order;
-    ``{}`` for text that is not A2UI."""
+def json_values(text: str) -> list[Any]:
+    """Newline-separated or concatenated JSON values, as Gaunt Sloth's UI parses A2UI messages;
+    raises ``json.JSONDecodeError`` at the first value that is not JSON."""
     decoder = json.JSONDecoder()
-    found: dict[str, list[Any]] = {}
+    values: list[Any] = []
     index, end = 0, len(text)
     while index < end:
         while index < end and text[index] in " \t\r\n,":
             index += 1
         if index >= end:
             break
-        try:
-            value, index = decoder.raw_decode(text, index)
-        except ValueError:
-            return {}
+        value, index = decoder.raw_decode(text, index)
+        values.append(value)
+    return values
+
+
+def surface_operations(text: str) -> dict[str, list[Any]]:
+    """A2UI messages (JSON Lines or concatenated objects) grouped by ``surfaceId``, in order;
+    ``{}`` for text that is not A2UI."""
+    try:
+        values = json_values(text)
+    except ValueError:
+        return {}
+    found: dict[str, list[Any]] = {}
+    for value in values:
         body = next(iter(value.values()), None) if isinstance(value, dict) else None
         surface = body.get("surfaceId") if isinstance(body, dict) else None
         if not isinstance(surface, str):

@@ -14,6 +14,8 @@ from typing import Any
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel, Field
 
+from gth_jupyter.agent.surfaces import json_values
+
 KNOWN_MESSAGES = ("surfaceUpdate", "dataModelUpdate", "beginRendering", "deleteSurface")
 KNOWN_COMPONENTS = frozenset(
     "Text Image Icon Video AudioPlayer Row Column List Card Tabs Modal Divider Button TextField "
@@ -85,21 +87,11 @@ class SurfaceArgs(BaseModel):
 
 def split_json_objects(text: str) -> list[Any]:
     """Newline-separated or concatenated JSON values, as Gaunt Sloth's UI parses them."""
-    decoder = json.JSONDecoder()
-    values: list[Any] = []
-    index, end = 0, len(text)
-    while index < end:
-        while index < end and text[index] in " \t\r\n,":
-            index += 1
-        if index >= end:
-            break
-        try:
-            value, index = decoder.raw_decode(text, index)
-        except json.JSONDecodeError as exc:
-            line = text.count("\n", 0, exc.pos) + 1
-            raise ToolException(f"Line {line} is not valid JSON: {exc.msg}.") from None
-        values.append(value)
-    return values
+    try:
+        return json_values(text)
+    except json.JSONDecodeError as exc:
+        line = text.count("\n", 0, exc.pos) + 1
+        raise ToolException(f"Line {line} is not valid JSON: {exc.msg}.") from None
 
 
 def _check_component(surface: str, item: Any, index: int) -> str:

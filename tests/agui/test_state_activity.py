@@ -75,11 +75,12 @@ async def test_state_events_follow_run_started_and_precede_run_finished(make_run
     )
     types = [e["type"] for e in events]
     assert types[0] == "RUN_STARTED" and types[-1] == "RUN_FINISHED"
-    assert types[-3:-1] == ["STATE_SNAPSHOT", "TEXT_MESSAGE_END"]  # the answer closes at finish
+    # The answer's message ends before the closing snapshot, which is the last thing before finish.
+    assert types[-3:-1] == ["TEXT_MESSAGE_END", "STATE_SNAPSHOT"]
     assert of_type(events, "STATE_DELTA") == [
         {"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/n", "value": 2}]}
     ]
-    assert events[-3]["snapshot"] == {"n": 2}
+    assert events[-2]["snapshot"] == {"n": 2}
 
 
 async def test_history_holds_each_surface_once_after_its_first_tool_message(make_runtime) -> None:
