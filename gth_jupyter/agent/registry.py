@@ -20,6 +20,8 @@ from ag_ui.core import PROTOCOL_VERSION
 from langchain_core.language_models import BaseChatModel
 
 from ..config import EffectiveConfig, GthConfig
+from ..middleware.approvals import ApprovalsMiddleware
+from ..middleware.grants import GrantStore
 from ..tools.kernel_tools import KERNEL_TOOLS
 from ..tools.mcp import McpServers
 from ..tools.registry import Tool, tool_name
@@ -138,6 +140,14 @@ class AgentRegistry:
                         leases=self.store.leases,
                     )
         return self._runtime
+
+    @property
+    def grants(self) -> GrantStore | None:
+        """The approvals the person granted while this host runs (``None``: no agent)."""
+        for middleware in self.parts.middleware if self.parts is not None else ():
+            if isinstance(middleware, ApprovalsMiddleware):
+                return middleware.grants
+        return None
 
     def info(self) -> dict[str, Any]:
         """What ``GET gth/info`` answers: the model, the agents and their tools, the status."""

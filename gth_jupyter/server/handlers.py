@@ -56,6 +56,27 @@ class ThreadHandler(GthAPIHandler):
         await self.write_thread(thread_id)
 
 
+class ThreadGrantsHandler(GthAPIHandler):
+    """``{base_url}gth/threads/{id}/grants``: the approvals granted for later calls."""
+
+    @web.authenticated
+    @authorized
+    def get(self, thread_id: str) -> None:
+        """``{"grants": [{id, scope, kind, label, createdAt}]}``: the thread's and the
+        session's."""
+        self.write_grants(thread_id)
+
+
+class GrantHandler(GthAPIHandler):
+    """``{base_url}gth/grants/{id}``: one standing approval."""
+
+    @web.authenticated
+    @authorized
+    def delete(self, grant_id: str) -> None:
+        """Revokes it: ``204``, or ``404 grant_not_found``."""
+        self.revoke_grant(grant_id)
+
+
 class RunHandler(GthAPIHandler):
     """``{base_url}gth/agents/{name}/run``: the AG-UI endpoint."""
 
@@ -72,5 +93,7 @@ HANDLERS: dict[str, type[web.RequestHandler]] = {
     "health": HealthHandler,
     "info": InfoHandler,
     "thread": ThreadHandler,
+    "thread_grants": ThreadGrantsHandler,
+    "grant": GrantHandler,
     "run": RunHandler,
 }

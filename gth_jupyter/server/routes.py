@@ -61,6 +61,8 @@ ROUTES: tuple[Route, ...] = (
     Route("info", r"/gth/info"),
     Route("run", r"/gth/agents/([^/]+)/run"),
     Route("thread", r"/gth/threads/([^/]+)"),
+    Route("thread_grants", r"/gth/threads/([^/]+)/grants"),
+    Route("grant", r"/gth/grants/([^/]+)"),
 )
 #: Gaunt Sloth's own paths, which its clients post to; the standalone server serves them too.
 GAUNT_SLOTH_ROUTES: tuple[Route, ...] = (
@@ -237,6 +239,29 @@ class GthRoutesMixin(web.RequestHandler):
             return
         turn = self.get_query_argument("turn", None)
         self.send_json(200, await thread_view(runtime, thread_id, turn or None))
+
+    def write_grants(self, thread_id: str) -> None:
+        """The standing approvals a run on ``thread_id`` would use: the thread's own and the
+        session's (see :mod:`gth_jupyter.middleware.grants`)."""
+        store = self.registry.grants
+        grants = store.for_thread(thread_id) if store is not None else []
+        self.send_json(200, {"grants": [grant.to_json() for grant in grants]})
+
+    def revoke_grant(self, grant_id: str) -> None:
+        """``204`` once the grant is gone; ``404 grant_not_found`` when there is none."""
+        store = self.registry.grants
+        if store is None or not store.revoke(grant_id):
+            self.send_json(
+                404,
+                {
+                    "code": "grant_not_found",
+                    "message": f"There is no standing approval '{grant_id}'; it may have been "
+                    "revoked already, or the server restarted.",
+                },
+            )
+            return
+        self.set_status(204)
+        self.finish()
 
     async def run_agent(self, name: str) -> None:
         """Runs agent ``name`` on the request body and streams the run as SSE."""

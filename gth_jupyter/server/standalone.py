@@ -137,6 +137,22 @@ class ThreadHandler(StandaloneHandler):
         await self.write_thread(thread_id)
 
 
+class ThreadGrantsHandler(StandaloneHandler):
+    """``/gth/threads/{id}/grants``: the approvals granted for later calls."""
+
+    def get(self, thread_id: str) -> None:
+        """The thread's and the session's standing approvals."""
+        self.write_grants(thread_id)
+
+
+class GrantHandler(StandaloneHandler):
+    """``/gth/grants/{id}``: one standing approval."""
+
+    def delete(self, grant_id: str) -> None:
+        """Revokes it: ``204``, or ``404 grant_not_found``."""
+        self.revoke_grant(grant_id)
+
+
 class NotFoundHandler(StandaloneHandler):
     """Every other path, with any verb: ``404 {"code": "not_found"}``; a preflight too, so
     CORS answers only on real routes."""
@@ -152,6 +168,8 @@ HANDLERS: dict[str, type[web.RequestHandler]] = {
     "health": HealthHandler,
     "info": InfoHandler,
     "thread": ThreadHandler,
+    "thread_grants": ThreadGrantsHandler,
+    "grant": GrantHandler,
     "run": RunHandler,
 }
 
