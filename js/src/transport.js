@@ -300,6 +300,13 @@ export function createBackend(kind, { model, baseUrl, fetchImpl, doc, infoTimeou
         const info = reply?.info;
         return info && typeof info === "object" && !Array.isArray(info) ? info : null;
       },
+      /** Standing approvals are listed over HTTP only: over the comm there are none to show. */
+      async grants(/** @type {string} */ _threadId) {
+        return null;
+      },
+      async revokeGrant(/** @type {string} */ _grantId) {
+        return false;
+      },
     };
   }
   const f = httpFetch({ fetchImpl, doc });
@@ -321,6 +328,22 @@ export function createBackend(kind, { model, baseUrl, fetchImpl, doc, infoTimeou
     },
     async info() {
       return getJson("gth/info");
+    },
+    /**
+     * The standing approvals a run on this thread uses (the thread's and the server session's):
+     * `[{id, scope, kind, label, createdAt}]`, or null when the server has no such route.
+     * @param {string} threadId
+     */
+    async grants(threadId) {
+      const body = await getJson(`gth/threads/${encodeURIComponent(threadId)}/grants`);
+      return Array.isArray(body?.grants) ? body.grants : null;
+    },
+    /** Revokes one; false when the server no longer has it. @param {string} grantId */
+    async revokeGrant(grantId) {
+      const res = await f(`${baseUrl}gth/grants/${encodeURIComponent(grantId)}`, { method: "DELETE" });
+      if (res.status === 404) return false;
+      if (!res.ok) throw Object.assign(new Error(`HTTP ${res.status} revoking a grant`), { status: res.status });
+      return true;
     },
   };
 }

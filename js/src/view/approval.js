@@ -3,6 +3,9 @@
 // shown and edited as text; any other interrupt gets its message and Cancel. The interrupts a
 // run stopped on form one batch: one card each, and the batch's `resume` is sent once, when
 // every card has been answered (the client refuses a resume that leaves one out).
+// When the server reads standing grants (its responseSchema lists `grant`), the card also offers
+// "Always allow" for this thread or for the server session: `{approved: true, grant}`, after
+// which the server runs such calls (the exact command or code, else the tool) without asking.
 // Buttons act only on a person's gesture (`event.isTrusted`), so agent-made UI or scripts in
 // the page cannot approve anything.
 
@@ -26,6 +29,8 @@ import { h } from "./dom.js";
 
 const TITLE_TEXT = {
   approved: "Approved",
+  thread: "Approved, always in this thread",
+  session: "Approved, always this session",
   edited: "Approved, edited",
   rejected: "Rejected",
   cancelled: "Cancelled",
@@ -33,6 +38,8 @@ const TITLE_TEXT = {
 
 const DECISION_TEXT = {
   approved: "Approved.",
+  thread: "Approved; the same call runs without asking in this conversation from now on.",
+  session: "Approved; the same call runs without asking in every conversation until the server restarts.",
   edited: "Approved with edited arguments.",
   rejected: "Rejected.",
   cancelled: "Cancelled.",
@@ -122,6 +129,22 @@ export class InterruptCards {
     const approveBtn = h(doc, "button", { cls: "gth-approve", text: "Approve", attrs: { type: "button" } });
     const editBtn = h(doc, "button", { cls: "gth-edit", text: "Edit", attrs: { type: "button", "aria-expanded": "false" } });
     const rejectBtn = h(doc, "button", { cls: "gth-reject", text: "Reject", attrs: { type: "button" } });
+    const grants = offersGrants(i);
+    const covers = d.command ? "this exact command" : code !== null ? "this exact code" : `every ${d.toolName || "call of this tool"} call`;
+    const threadBtn = grants
+      ? h(doc, "button", {
+          cls: "gth-approve-thread",
+          text: "Always allow in this thread",
+          attrs: { type: "button", title: `Approve, and run ${covers} without asking in this conversation` },
+        })
+      : null;
+    const sessionBtn = grants
+      ? h(doc, "button", {
+          cls: "gth-approve-session",
+          text: "Always allow this session",
+          attrs: { type: "button", title: `Approve, and run ${covers} without asking in any conversation until the server restarts` },
+        })
+      : null;
     const input = h(doc, "textarea", {
       cls: "gth-approval-input",
       attrs: {
@@ -171,14 +194,14 @@ export class InterruptCards {
         args,
         editor,
         error,
-        h(doc, "div", { cls: "gth-approval-actions" }, [approveBtn, editBtn, rejectBtn]),
+        h(doc, "div", { cls: "gth-approval-actions" }, [approveBtn, threadBtn, sessionBtn, editBtn, rejectBtn]),
         decision,
       ],
     );
 
     /** @type {keyof typeof DECISION_TEXT | null} */
     let state = null;
-    const controls = [approveBtn, editBtn, rejectBtn, submitBtn, backBtn, input];
+    const controls = [approveBtn, editBtn, rejectBtn, submitBtn, backBtn, input, threadBtn, sessionBtn].filter(Boolean);
     const card = {
       el,
       refresh: () => {
@@ -225,6 +248,8 @@ export class InterruptCards {
     };
     approveBtn.addEventListener("click", trusted(() => decide("approved", approve(i.id))));
     rejectBtn.addEventListener("click", trusted(() => decide("rejected", reject(i.id))));
+    threadBtn?.addEventListener("click", trusted(() => decide("thread", approveAlways(i.id, "thread"))));
+    sessionBtn?.addEventListener("click", trusted(() => decide("session", approveAlways(i.id, "session"))));
     editBtn.addEventListener("click", trusted(() => openEditor(editor.hidden)));
     backBtn.addEventListener("click", trusted(() => openEditor(false)));
     submitBtn.addEventListener("click", trusted(submitEdit));
@@ -272,6 +297,20 @@ export class InterruptCards {
     );
     return card;
   }
+}
+
+/**
+ * Approve, and let such calls run without asking from now on (in this thread, or this session).
+ * @param {string} interruptId
+ * @param {"thread" | "session"} grant
+ * @returns {ResumeEntry}
+ */
+export const approveAlways = (interruptId, grant) => ({ interruptId, status: "resolved", payload: { approved: true, grant } });
+
+/** Whether the server that asked reads standing grants (its response schema names `grant`). */
+function offersGrants(/** @type {Interrupt} */ i) {
+  const schema = /** @type {any} */ (i)?.responseSchema ?? i?.metadata?.gth?.value?.responseSchema;
+  return Boolean(schema?.properties?.grant);
 }
 
 /** The code an approval shows (`code` beside the args, as run_python sends it), else null. */
