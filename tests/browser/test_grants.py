@@ -1,0 +1,106 @@
+"""Standing approvals in a real JupyterLab 4 and Notebook 7, headless Chromium: "Always allow in
+this thread" on the approval card, then the same shell command a second time runs without a
+card, and the server lists the grant for the thread."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import browser_harness
+import pytest
+from browser_harness import (
+    APPS,
+    ARTIFACTS,
+    CHROMIUM,
+    STEP_MS,
+    JupyterServer,
+    NotebookPage,
+    fake_config,
+    slug,
+    write_notebook,
+)
+from playwright.sync_api import expect
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is not installed"),
+    pytest.mark.timeout(150),
+]
+
+COMMAND = "echo granted"
+SHELL = {"name": "run_shell_command", "args": {"command": COMMAND}}
+SCRIPTS: dict[str, list[Any]] = {
+    "grants": [
+        {"content": "Running it.", "toolCalls": [SHELL]},
+        "First run done.",
+        {"content": "Running it again.", "toolCalls": [SHELL]},
+        "Second run done, unasked.",
+    ],
+}
+
+
+def write_shell_config(folder: Path, responses: Any, record_path: Path) -> None:
+    """The harness's scripted model with the shell tool, asking before every command."""
+    config = {
+        **fake_config(responses, record_path),
+        "builtInTools": ["run_shell_command"],
+        "approvals": "manual",
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / ".gsloth.config.json").write_text(json.dumps(config, indent=1), "utf-8")
+
+
+@pytest.fixture(scope="module", params=APPS)
+def jupyter(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, chromium: Any
+) -> Iterator[JupyterServer]:
+    server = JupyterServer(
+        request.param, tmp_path_factory.mktemp(f"grants-{request.param}"), SCRIPTS
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(browser_harness, "write_config", write_shell_config)
+        try:
+            yield server
+        finally:
+            server.stop()
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(OSError):
+                name = f"{slug(__name__)}-{request.param}-server.log"
+                (ARTIFACTS / name).write_text(server.log_tail(2_000_000))
+
+
+def test_always_allow_then_the_second_call_runs_without_asking(
+    jupyter: JupyterServer, notebook: NotebookPage
+) -> None:
+    jupyter.use_script("grants")
+    rel = f"grants-{jupyter.app}.ipynb"
+    write_notebook(jupyter.root / rel, ["%load_ext gth_jupyter", "%gth run it", ""])
+    notebook.open(rel)
+    notebook.run_cells(0, 1)
+    root = notebook.ready_widget()
+
+    approval = root.locator(".gth-approval")
+    expect(approval.locator("pre.gth-approval-command")).to_have_text(COMMAND, timeout=STEP_MS)
+    notebook.shot("approval")
+    approval.locator("button.gth-approve-thread").click()
+    expect(approval).to_have_attribute("data-state", "thread")
+    answers = root.locator(".gth-msg-assistant .gth-msg-content")
+    expect(answers.last).to_have_text("First run done.", timeout=STEP_MS)
+    expect(root).to_have_attribute("data-state", "idle", timeout=STEP_MS)
+
+    box = root.locator("textarea.gth-input")
+    box.fill("run it again")
+    box.press("Enter")
+    expect(answers.last).to_have_text("Second run done, unasked.", timeout=STEP_MS)
+    expect(root).to_have_attribute("data-state", "idle", timeout=STEP_MS)
+    expect(root.locator(".gth-approval")).to_have_count(1)  # no second card
+    expect(root.locator(".gth-tool[data-tool-name=run_shell_command]")).to_have_count(2)
+    notebook.shot("second run")
+
+    thread_id = str(root.get_attribute("data-thread-id"))
+    grants = jupyter.api("GET", f"gth/threads/{thread_id}/grants")["grants"]
+    assert [(g["scope"], g["kind"], g["label"]) for g in grants] == [("thread", "shell", COMMAND)]
