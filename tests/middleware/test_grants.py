@@ -11,11 +11,12 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from gth_jupyter.agent.contract import ApprovalAnswer, RunContext
-from gth_jupyter.config.schema import ApprovalEntry, ApprovalsConfig
+from gth_jupyter.config.schema import ApprovalEntry, ApprovalsConfig, CustomToolConfig
 from gth_jupyter.middleware.approval_rules import Subject
 from gth_jupyter.middleware.approvals import ApprovalsMiddleware
 from gth_jupyter.middleware.grants import GrantStore, grant_key
 from gth_jupyter.models import FakeChatModel
+from gth_jupyter.tools.custom import make_custom_tool
 from gth_jupyter.tools.shell import make_shell_tool
 
 
@@ -204,3 +205,40 @@ async def test_an_edited_approval_grants_what_ran(tmp_path: Path) -> None:
     (grant,) = chat.gate.grants.for_thread("t1")
     assert grant.key == ("shell", "echo b")
     assert await chat.turn("t1") == []
+
+
+async def test_a_grant_never_covers_a_call_whose_arguments_fail_validation(tmp_path: Path) -> None:
+    spec = CustomToolConfig.model_validate(
+        {
+            "command": "touch ${name}",
+            "description": "d",
+            "parameters": {"name": {"description": "n"}},
+        }
+    )
+    calls = [
+        {"toolCalls": [{"name": "maker", "args": {"name": "ok"}, "id": "c1"}]},
+        "done",
+        {"toolCalls": [{"name": "maker", "args": {"name": "a; touch x"}, "id": "c2"}]},
+    ]
+    gate = ApprovalsMiddleware(
+        ApprovalsConfig(mode="manual"),
+        rater=None,
+        answers=True,
+        command="notebook",
+        cwd=str(tmp_path),
+    )
+    gate.grants.add("session", None, ("tool", "maker"))
+    graph = create_agent(
+        FakeChatModel(responses=calls),
+        [make_custom_tool("maker", spec, tmp_path)],
+        middleware=[gate],
+        checkpointer=InMemorySaver(),
+    )
+    config: Any = {"configurable": {"thread_id": "t1"}}
+    await graph.ainvoke({"messages": [HumanMessage("go")]}, config)
+    assert not (await graph.aget_state(config)).interrupts  # granted: ran unasked
+    assert (tmp_path / "ok").exists()
+    await graph.ainvoke({"messages": [HumanMessage("again")]}, config)
+    (pending,) = (await graph.aget_state(config)).interrupts  # invalid: asked all the same
+    assert "failed validation" in pending.value["message"]
+    assert not (tmp_path / "x").exists()
