@@ -8,6 +8,7 @@ import { ChatController } from "./chat.js";
 import { announce, claim, giveUp, onNews, waitForTurn, waitOutBusy } from "./order.js";
 import { createRegistry } from "./tools/registry.js";
 import { TranscriptView } from "./transcript.js";
+import { wireGrants } from "./view/grants.js";
 import { chooseTransport, createBackend, httpFetch, resolveBaseUrl } from "./transport.js";
 
 /**
@@ -26,6 +27,8 @@ export function mount({ model, el, css, env = {} }) {
   /** @type {ChatController | null} */
   let chat = null;
   let disposed = false;
+  /** @type {{ stop: () => void } | null} */
+  let grants = null;
   const gone = new AbortController(); // ends requests nobody will read once the view is gone
 
   const view = new TranscriptView({
@@ -161,6 +164,11 @@ export function mount({ model, el, css, env = {} }) {
       kernelId: model.get("kernel_id") || "",
     });
     chat.on((e) => view.handle(e));
+    // What the person allowed without asking (approvals granted for the thread or the session),
+    // above the input, each with a Revoke button; hidden while there is none.
+    const grantsBox = doc.createElement("div");
+    view.root.insertBefore(grantsBox, view.waiting.el);
+    grants = wireGrants({ doc, backend, chat, threadId, parent: grantsBox });
     chat.on((e) => {
       if (e.type !== "run-state" || e.running) return;
       announce(threadId, gone); // the next cell of this page may be waiting for this turn
@@ -230,6 +238,7 @@ export function mount({ model, el, css, env = {} }) {
     gone.abort();
     stopNews();
     chat?.stop();
+    grants?.stop();
     model.off("change:model_label", showTraits);
     model.off("change:offline", showTraits);
     model.off("change:pending_prompt", onPending);

@@ -104,3 +104,12 @@ def test_always_allow_then_the_second_call_runs_without_asking(
     thread_id = str(root.get_attribute("data-thread-id"))
     grants = jupyter.api("GET", f"gth/threads/{thread_id}/grants")["grants"]
     assert [(g["scope"], g["kind"], g["label"]) for g in grants] == [("thread", "shell", COMMAND)]
+
+    # The widget lists the grant above the input; Revoke there removes it on the server.
+    listed = root.locator(".gth-grants .gth-grant")
+    expect(listed).to_have_count(1, timeout=STEP_MS)
+    expect(listed.locator(".gth-grant-label")).to_have_text(COMMAND)
+    root.locator(".gth-grants summary").click()
+    listed.locator("button.gth-grant-revoke").click()
+    expect(listed).to_have_count(0, timeout=STEP_MS)
+    assert jupyter.api("GET", f"gth/threads/{thread_id}/grants")["grants"] == []
