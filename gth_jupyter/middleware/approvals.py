@@ -12,8 +12,8 @@ approvals (the ``api`` command), a call that would ask is refused instead.
 
 An approval may also grant such calls from then on (``"grant": "thread" | "session"``): the gate
 keeps the grant in its :class:`~gth_jupyter.middleware.grants.GrantStore` (in memory, never in the
-configuration), and a later call it covers runs without asking, unless a ``deny`` rule refuses it
-or a custom tool's arguments fail validation.
+configuration), and a later call it covers runs without asking, unless a ``deny`` rule refuses it,
+an ``escalate`` rule asks about it anyway, or a custom tool's arguments fail validation.
 
 On resume LangGraph runs this hook again from the start. Everything before the interrupt is
 deterministic except the rater, so when the run answers this call (the run's
@@ -154,8 +154,10 @@ class ApprovalsMiddleware(AgentMiddleware):
             shown, invalid = request.tool.check(call.get("args") or {})
         answered = answer_waiting(request)
         # A grant covers a call only when no answer for this very call waits (a rejection the
-        # person gave it stands even if another call of the batch granted its kind).
-        if invalid is None and not answered and self._granted(subject, kind):
+        # person gave it stands even if another call of the batch granted its kind), and never
+        # one an escalate rule says must always be asked about.
+        escalated = verdict.action == "ask" and verdict.hit is not None
+        if invalid is None and not answered and not escalated and self._granted(subject, kind):
             self._reset(subject)
             return await handler(request)
         action, reason, rating = await self._first_answer(verdict, subject, kind, call, answered)

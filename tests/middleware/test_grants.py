@@ -196,6 +196,14 @@ async def test_deny_still_wins_over_a_grant(tmp_path: Path) -> None:
     assert result.status == "error" and "deny rule" in result.content
 
 
+async def test_an_escalate_rule_still_asks_despite_a_grant(tmp_path: Path) -> None:
+    escalate = [ApprovalEntry(type="shell", matcher="glob", pattern="git push*")]
+    chat = Chat(tmp_path, ["git push origin"], escalate=escalate)
+    chat.gate.grants.add("session", None, ("shell", "git push origin"))
+    (pending,) = await chat.turn("t1")
+    assert "escalate rule" in pending.value["message"]
+
+
 async def test_an_edited_approval_grants_what_ran(tmp_path: Path) -> None:
     chat = Chat(tmp_path, ["echo a", "echo b"])
     await chat.turn("t1")
