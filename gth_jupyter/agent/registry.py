@@ -55,6 +55,7 @@ class AgentRegistry:
         tools: Sequence[Tool] | None = None,
         kernels: bool = True,
         mcp_timeout: float = 30.0,
+        mcp_oauth_dir: Path | None = None,
     ) -> None:
         self.config = config
         self.command = command
@@ -89,16 +90,37 @@ class AgentRegistry:
                 cwd=self.cwd,
                 pass_env=self.effective.pass_env,
                 timeout=mcp_timeout,
+                oauth_dir=mcp_oauth_dir,
             )
+        #: The MCP tool generation the agent's tools and runtime were built from.
+        self._mcp_generation = 0
+        self._runtime_generation = 0
+
+    @property
+    def oauth_redirect_uri(self) -> str | None:
+        """The absolute URL of the host's OAuth callback route (``None`` until a host says)."""
+        return self.mcp.oauth_redirect_uri if self.mcp is not None else None
+
+    @oauth_redirect_uri.setter
+    def oauth_redirect_uri(self, uri: str) -> None:
+        if self.mcp is not None:
+            self.mcp.oauth_redirect_uri = uri
+
+    def deliver_oauth(self, state: str, code: str) -> bool:
+        """The callback route's authorization code for ``state``; false when none waits."""
+        return self.mcp is not None and self.mcp.deliver_oauth(state, code)
 
     async def start(self) -> None:
         """Connect the MCP servers (each within its timeout) and add their tools to the agent;
         a server that fails is skipped and reported by :meth:`info`. Done once, before the
-        runtime is built; :meth:`runtime` calls it, a host may call it earlier."""
+        runtime is built; :meth:`runtime` calls it, a host may call it earlier. A server that
+        became ready later (after its OAuth authorization) brings its tools in on the next
+        call."""
         if self.mcp is None or self.parts is None:
             return
         loaded = await self.mcp.start()
-        if loaded and self._runtime is None:
+        if self.mcp.generation != self._mcp_generation and loaded:
+            self._mcp_generation = self.mcp.generation
             tools = resolve_tools(
                 self.effective,
                 cwd=self.cwd,
@@ -107,6 +129,7 @@ class AgentRegistry:
                 mcp=loaded,
             )
             self.parts = dataclasses.replace(self.parts, tools=tools)
+        self._mcp_generation = self.mcp.generation
 
     @property
     def names(self) -> list[str]:
@@ -123,10 +146,11 @@ class AgentRegistry:
             raise AgentNotFoundError(name, self.names)
         if self.parts is None:
             raise AgentUnavailableError(self.build_error or "unknown error")
-        if self._runtime is None:
+        if self._runtime is None or self._mcp_stale():
             async with self._lock:
-                if self._runtime is None:
+                if self._runtime is None or self._mcp_stale():
                     await self.start()
+                    self._runtime_generation = self._mcp_generation
                     parts = self.parts
                     assert parts is not None
                     self._runtime = Runtime(
@@ -140,6 +164,10 @@ class AgentRegistry:
                         leases=self.store.leases,
                     )
         return self._runtime
+
+    def _mcp_stale(self) -> bool:
+        """Whether an MCP server became ready since the runtime was built."""
+        return self.mcp is not None and self.mcp.generation != self._runtime_generation
 
     @property
     def grants(self) -> GrantStore | None:
@@ -196,8 +224,10 @@ class AgentRegistry:
 
     @staticmethod
     def _mcp(mcp: McpServers) -> dict[str, Any]:
-        """The MCP servers: per server ``status`` (``pending`` until the first run), ``tools``
-        (how many), ``error`` when skipped, ``names`` (agent tool name -> the server's name);
+        """The MCP servers: per server ``status`` (``pending`` until the first run;
+        ``needs_authorization`` with its ``authorizationUrl`` while an OAuth server waits for the
+        person), ``tools`` (how many), ``error`` when skipped, ``names`` (agent tool name ->
+        the server's name);
         ``notices`` says which servers were skipped, for the widget to show."""
         servers = mcp.info()
         notices = [

@@ -88,6 +88,18 @@ class RunHandler(GthAPIHandler):
         await self.run_agent(name)
 
 
+class OAuthCallbackHandler(GthAPIHandler):
+    """``{base_url}gth/oauth/callback``: where an MCP server's authorization server sends the
+    browser back with the code."""
+
+    @web.authenticated
+    @authorized
+    def get(self) -> None:
+        """A small page saying the tab may close; ``400 oauth_state_unknown`` for a state no
+        authorization waits on."""
+        self.finish_oauth()
+
+
 #: The handler serving each route of :data:`~gth_jupyter.server.routes.ROUTES`.
 HANDLERS: dict[str, type[web.RequestHandler]] = {
     "health": HealthHandler,
@@ -96,4 +108,5 @@ HANDLERS: dict[str, type[web.RequestHandler]] = {
     "thread_grants": ThreadGrantsHandler,
     "grant": GrantHandler,
     "run": RunHandler,
+    "oauth_callback": OAuthCallbackHandler,
 }

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import json
 import logging
 import sys
@@ -63,6 +64,7 @@ ROUTES: tuple[Route, ...] = (
     Route("thread", r"/gth/threads/([^/]+)"),
     Route("thread_grants", r"/gth/threads/([^/]+)/grants"),
     Route("grant", r"/gth/grants/([^/]+)"),
+    Route("oauth_callback", r"/gth/oauth/callback"),
 )
 #: Gaunt Sloth's own paths, which its clients post to; the standalone server serves them too.
 GAUNT_SLOTH_ROUTES: tuple[Route, ...] = (
@@ -227,7 +229,50 @@ class GthRoutesMixin(web.RequestHandler):
         self.send_json(200, {"status": "ok"})
 
     def write_info(self) -> None:
+        self.note_oauth_redirect()
         self.send_json(200, self.registry.info())
+
+    def note_oauth_redirect(self) -> None:
+        """Tells the registry where its OAuth callback route is, as this (authenticated)
+        request reached the host, before the first run connects the MCP servers."""
+        registry = self.registry
+        if registry.mcp is None or registry.oauth_redirect_uri:
+            return
+        base = str(self.settings.get("base_url") or "/")
+        if not base.endswith("/"):
+            base += "/"
+        request = self.request
+        registry.oauth_redirect_uri = f"{request.protocol}://{request.host}{base}gth/oauth/callback"
+
+    def finish_oauth(self) -> None:
+        """``GET gth/oauth/callback?code=&state=``: hands the code to the MCP server's sign-in
+        waiting on ``state`` and answers a small page; an unknown ``state`` is ``400
+        oauth_state_unknown``. ``?error=`` (the person refused) ends that sign-in."""
+        state = self.get_query_argument("state", "")
+        code = self.get_query_argument("code", "")
+        error = self.get_query_argument("error", "")
+        if not state or not self.registry.deliver_oauth(state, "" if error else code):
+            self.send_json(
+                400,
+                {
+                    "code": "oauth_state_unknown",
+                    "message": "No MCP server authorization waits for this state; it may have "
+                    "finished already, or the server restarted. Start the authorization again.",
+                },
+            )
+            return
+        if error:
+            title, text = "Authorization refused", f"The authorization was refused ({error})."
+        else:
+            title, text = "Authorized", "The MCP server is authorized."
+        self.set_status(200)
+        self.set_header("Content-Type", "text/html; charset=UTF-8")
+        self.set_header("Content-Security-Policy", "default-src 'none'")
+        self.finish(
+            f"<!doctype html><html><head><meta charset=utf-8><title>{html.escape(title)}"
+            f"</title></head><body><p>{html.escape(text)}</p>"
+            "<p>You can close this tab.</p></body></html>"
+        )
 
     async def write_thread(self, thread_id: str, name: str = DEFAULT_AGENT) -> None:
         """A thread's conversation as AG-UI messages, and what it waits on; ``?turn=ID`` gives
@@ -265,6 +310,7 @@ class GthRoutesMixin(web.RequestHandler):
 
     async def run_agent(self, name: str) -> None:
         """Runs agent ``name`` on the request body and streams the run as SSE."""
+        self.note_oauth_redirect()
         try:
             runtime = await runtime_of(self.registry, name)
             prepared = await prepare_run(

@@ -153,6 +153,22 @@ class GrantHandler(StandaloneHandler):
         self.revoke_grant(grant_id)
 
 
+class OAuthCallbackHandler(StandaloneHandler):
+    """``/gth/oauth/callback``: the browser comes back from an MCP server's authorization
+    server without the token, so only the ``Host`` check applies; the unguessable ``state``
+    (which must match a sign-in under way) is what admits it."""
+
+    def admit(self) -> None:
+        if self.settings.get(CHECK_HOST_KEY, True) and not is_loopback_host(
+            self.request.headers.get("Host", "localhost")
+        ):
+            super().admit()  # refuses the foreign Host
+
+    def get(self) -> None:
+        """A small page saying the tab may close; ``400 oauth_state_unknown`` otherwise."""
+        self.finish_oauth()
+
+
 class NotFoundHandler(StandaloneHandler):
     """Every other path, with any verb: ``404 {"code": "not_found"}``; a preflight too, so
     CORS answers only on real routes."""
@@ -171,6 +187,7 @@ HANDLERS: dict[str, type[web.RequestHandler]] = {
     "thread_grants": ThreadGrantsHandler,
     "grant": GrantHandler,
     "run": RunHandler,
+    "oauth_callback": OAuthCallbackHandler,
 }
 
 

@@ -6,7 +6,15 @@ concurrently (a timeout each), lists its tools and keeps one session per server 
 :meth:`McpServers.close`. Each session lives in its own task, which enters and leaves the
 transport's contexts (anyio cancel scopes must be left in the task that entered them). A server
 that fails to start or to list its tools is skipped and reported by :meth:`McpServers.info`; the
-others work. A server with ``authProvider: "OAuth"`` is skipped as not supported yet.
+others work.
+
+A server with ``authProvider: "OAuth"`` (HTTP or SSE) signs in with the SDK's OAuth client
+(:mod:`gth_jupyter.tools.mcp_oauth`): tokens and the client registration live in a 0600 file per
+server. When it needs the person to authorize, the start does not wait: the server is reported
+as ``needs_authorization`` with its ``authorizationUrl`` and has no tools; once the host's
+callback route delivers the code (:meth:`McpServers.deliver_oauth`), its session completes in
+the background, it turns ``ok`` and :attr:`McpServers.generation` grows, so the registry
+rebuilds the agent's tools on the next run.
 
 Tool names: ``mcp__<key>__<tool>`` when that fits what providers accept
 (``^[A-Za-z0-9_-]{1,64}$``), else cleaned and capped with a short hash (:func:`mcp_tool_name`).
@@ -58,6 +66,8 @@ DEFAULT_HINTS: dict[str, bool] = {
 MCP_EXTRA_MISSING = (
     "MCP support is not installed: pip install 'gth-jupyter[mcp]' (langchain-mcp-adapters and mcp)"
 )
+OAUTH_NEEDS_HTTP = "OAuth needs an HTTP or SSE server (url), not stdio"
+#: For a host without the OAuth callback route (a kernel, a bare :class:`McpServers`).
 OAUTH_UNSUPPORTED = "OAuth is not supported yet"
 DEFAULT_TIMEOUT = 30.0
 
@@ -65,7 +75,7 @@ _NAME_OK = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _BAD_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 _MAX_NAME = 64
 
-Status = Literal["pending", "ok", "error"]
+Status = Literal["pending", "ok", "error", "needs_authorization"]
 
 
 def mcp_tool_name(server: str, tool: str) -> str:
@@ -167,11 +177,15 @@ class ServerState:
     status: Status = "pending"
     tools: list[BaseTool] = field(default_factory=list)
     error: str | None = None
+    #: Where the person authorizes this server (while ``needs_authorization``).
+    authorization_url: str | None = None
 
     def info(self) -> dict[str, Any]:
         out: dict[str, Any] = {"status": self.status, "tools": len(self.tools)}
         if self.error is not None:
             out["error"] = self.error
+        if self.status == "needs_authorization" and self.authorization_url:
+            out["authorizationUrl"] = self.authorization_url
         names = {t.name: (t.metadata or {}).get("mcp", {}).get("tool") for t in self.tools}
         if names:
             out["names"] = names
@@ -188,7 +202,11 @@ class McpServers:
         cwd: Path,
         pass_env: Sequence[str] = (),
         timeout: float = DEFAULT_TIMEOUT,
+        oauth_dir: Path | None = None,
+        oauth_redirect_uri: str | None = None,
     ) -> None:
+        from .mcp_oauth import OAuthCallbacks
+
         self.servers = dict(servers)
         self.cwd = cwd
         self.pass_env = list(pass_env)
@@ -199,6 +217,18 @@ class McpServers:
         self._started = False
         self._lock = asyncio.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
+        #: Where OAuth token files live (``None``: the Jupyter data directory's).
+        self.oauth_dir = oauth_dir
+        #: The absolute URL of the host's callback route; the host sets it.
+        self.oauth_redirect_uri = oauth_redirect_uri
+        self.oauth_callbacks = OAuthCallbacks()
+        #: Grows whenever the set of started servers' tools changes (after the start, and when
+        #: an authorized server becomes ready), so a holder of :attr:`tools` knows to refresh.
+        self.generation = 0
+
+    def deliver_oauth(self, state: str, code: str) -> bool:
+        """The callback route's code for the authorization ``state``; false if none waits."""
+        return self.oauth_callbacks.deliver(state, code)
 
     @property
     def tools(self) -> list[BaseTool]:
@@ -233,19 +263,46 @@ class McpServers:
         self._stop = asyncio.Event()
         self._loop = asyncio.get_running_loop()
         await asyncio.gather(*(self._start_one(key) for key in self.servers))
+        self.generation += 1
 
     async def _start_one(self, key: str) -> None:
         state, config = self.states[key], self.servers[key]
-        if config.auth_provider == "OAuth":
-            state.status, state.error = "error", OAUTH_UNSUPPORTED
-            log.warning("gth-jupyter: MCP server %r skipped: %s", key, OAUTH_UNSUPPORTED)
-            return
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[list[BaseTool]] = loop.create_future()
-        task = asyncio.create_task(self._hold(key, config, ready), name=f"gth-mcp-{key}")
+        auth: Any = None
+        asked: asyncio.Future[str] = loop.create_future()
+        if config.auth_provider == "OAuth":
+            problem = (
+                OAUTH_NEEDS_HTTP
+                if config.transport == "stdio" or not config.url
+                else OAUTH_UNSUPPORTED
+                if not self.oauth_redirect_uri
+                else None
+            )
+            if problem is not None:
+                state.status, state.error = "error", problem
+                log.warning(
+                    "gth-jupyter: MCP server %r skipped: %s%s",
+                    key,
+                    problem,
+                    "" if self.oauth_redirect_uri else " (this host has no OAuth callback route)",
+                )
+                return
+            auth = self._oauth(key, config, asked)
+        task = asyncio.create_task(self._hold(key, config, ready, auth), name=f"gth-mcp-{key}")
         self._tasks[key] = task
         try:
-            tools = await asyncio.wait_for(asyncio.shield(ready), self.timeout)
+            await asyncio.wait(
+                (ready, asked), timeout=self.timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+            if not ready.done() and asked.done():
+                state.status = "needs_authorization"
+                ready.add_done_callback(lambda done: self._authorized(key, done))
+                log.warning("gth-jupyter: MCP server %r needs authorization", key)
+                return
+            if not ready.done():
+                raise asyncio.TimeoutError
+            tools = ready.result()
         except asyncio.TimeoutError:
             state.status = "error"
             state.error = f"did not start and list its tools within {self.timeout:g} s"
@@ -258,8 +315,49 @@ class McpServers:
             return
         log.warning("gth-jupyter: MCP server %r skipped: %s", key, state.error)
 
+    def _oauth(self, key: str, config: McpServerConfig, asked: asyncio.Future[str]) -> Any:
+        """The ``httpx.Auth`` that signs server ``key`` in; ``asked`` resolves with the
+        authorization URL when the person has to authorize."""
+        from .mcp_oauth import FileTokenStorage, oauth_dir, oauth_provider, token_file
+
+        state = self.states[key]
+        url = config.url or ""
+
+        def on_authorization_url(authorization_url: str) -> None:
+            state.authorization_url = authorization_url
+            if state.status != "pending":
+                state.status = "needs_authorization"
+            if not asked.done():
+                asked.set_result(authorization_url)
+
+        return oauth_provider(
+            url=url,
+            storage=FileTokenStorage(token_file(oauth_dir(self.oauth_dir), key), url),
+            callbacks=self.oauth_callbacks,
+            redirect_uri=self.oauth_redirect_uri or "",
+            on_authorization_url=on_authorization_url,
+        )
+
+    def _authorized(self, key: str, ready: asyncio.Future[list[BaseTool]]) -> None:
+        """Server ``key`` finished starting after the person authorized it (or failed)."""
+        state = self.states[key]
+        state.authorization_url = None
+        if ready.cancelled():
+            return
+        exc = ready.exception()
+        if exc is not None:
+            state.status, state.error = "error", _describe(exc)
+            log.warning("gth-jupyter: MCP server %r skipped: %s", key, state.error)
+            return
+        state.status, state.tools, state.error = "ok", ready.result(), None
+        self.generation += 1
+
     async def _hold(
-        self, key: str, config: McpServerConfig, ready: asyncio.Future[list[BaseTool]]
+        self,
+        key: str,
+        config: McpServerConfig,
+        ready: asyncio.Future[list[BaseTool]],
+        auth: Any = None,
     ) -> None:
         """The server's lifetime task: open the session, list the tools, wait for close()."""
         from langchain_mcp_adapters.tools import load_mcp_tools
@@ -268,7 +366,9 @@ class McpServers:
         assert self._stop is not None
         try:
             async with contextlib.AsyncExitStack() as stack:
-                session: ClientSession = await stack.enter_async_context(self._session(config))
+                session: ClientSession = await stack.enter_async_context(
+                    self._session(config, auth)
+                )
                 await session.initialize()
                 loaded = await load_mcp_tools(session, server_name=key)
                 ready.set_result(self._named(key, loaded))
@@ -285,7 +385,7 @@ class McpServers:
             if not ready.done():
                 ready.cancel()
 
-    def _session(self, config: McpServerConfig) -> Any:
+    def _session(self, config: McpServerConfig, auth: Any = None) -> Any:
         """The context manager that opens ``config``'s transport and session."""
         from langchain_mcp_adapters.sessions import create_session
 
@@ -294,6 +394,8 @@ class McpServers:
         connection: dict[str, Any] = {"transport": config.transport, "url": config.url}
         if config.headers:
             connection["headers"] = dict(config.headers)
+        if auth is not None:
+            connection["auth"] = auth
         return create_session(connection)  # type: ignore[arg-type]
 
     def _stdio_session(self, config: McpServerConfig) -> Any:
@@ -361,6 +463,9 @@ class McpServers:
         if self._stop is not None:
             self._stop.set()
         tasks = list(self._tasks.values())
+        for key, task in self._tasks.items():
+            if self.states[key].status == "needs_authorization":
+                task.cancel()  # it waits on the person, not on the stop event
         self._tasks.clear()
         if tasks:
             done, pending = await asyncio.wait(tasks, timeout=10)

@@ -1,0 +1,204 @@
+"""MCP servers behind OAuth (``authProvider: "OAuth"``), against a local authorization server:
+the first run reports the server as needing authorization with its URL; following that URL
+(httpx, no browser) lands on the host's callback route, the server turns ``ok`` and a later run
+calls its tool; the token file is 0600, and deleting it forces a new authorization."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import stat
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from gth_jupyter.agent import AgentRegistry
+from gth_jupyter.agent.checkpoint import CheckpointStore
+from gth_jupyter.config import load_config
+from gth_jupyter.server.standalone import make_app
+from gth_jupyter.tools.mcp_oauth import FileTokenStorage, OAuthCallbacks
+
+from .mcp_oauth_server import Provider, serve_protected
+from .mcp_server import free_port
+
+TOKEN = "t0ken-t0ken-t0ken"
+AUTH = {"Authorization": f"token {TOKEN}"}
+
+
+def config(url: str) -> dict[str, Any]:
+    call = {"name": "mcp__secure__secret_add", "args": {"a": 2, "b": 3}}
+    return {
+        "llm": {"type": "fake", "responses": ["Not yet.", {"toolCalls": [call]}, "Done."]},
+        "builtInTools": [],
+        "approvals": "bypass",
+        "mcpServers": {"secure": {"transport": "http", "url": url, "authProvider": "OAuth"}},
+    }
+
+
+class Host:
+    """A standalone server for one registry, with an HTTP client on it."""
+
+    def __init__(self, registry: AgentRegistry, http: httpx.AsyncClient) -> None:
+        self.registry = registry
+        self.http = http
+
+    async def run(self, run_id: str) -> list[dict[str, Any]]:
+        body = {
+            "threadId": f"t-{run_id}",
+            "runId": run_id,
+            "protocolVersion": "1.0",
+            "messages": [{"id": "u1", "role": "user", "content": "add"}],
+        }
+        response = await self.http.post("/gth/agents/default/run", headers=AUTH, json=body)
+        assert response.status_code == 200, response.text
+        frames = response.text.split("\n\n")
+        return [json.loads(f[6:]) for f in frames if f.startswith("data: ")]
+
+    async def server_info(self) -> dict[str, Any]:
+        info = (await self.http.get("/gth/info", headers=AUTH)).json()
+        return dict(info["mcp"]["servers"]["secure"])
+
+
+@pytest_asyncio.fixture
+async def protected() -> AsyncIterator[tuple[str, Provider]]:
+    async with serve_protected() as served:
+        yield served
+
+
+def host_factory(tmp_path: Path, url: str) -> Any:
+    (tmp_path / ".gsloth.config.json").write_text(json.dumps(config(url)))
+
+    async def make() -> AsyncIterator[Host]:
+        registry = AgentRegistry(
+            load_config(cwd=tmp_path, home=tmp_path),
+            command="notebook",
+            store=CheckpointStore("memory"),
+            cwd=tmp_path,
+            kernels=False,
+            mcp_timeout=20,
+            mcp_oauth_dir=tmp_path / "oauth",
+        )
+        app = make_app(registry, token=TOKEN, max_body_bytes=1_000_000)
+        port = free_port()
+        server = app.listen(port, address="127.0.0.1")
+        try:
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
+                yield Host(registry, http)
+        finally:
+            server.stop()
+            await registry.close()
+
+    return make
+
+
+async def authorize(host: Host, authorization_url: str) -> httpx.Response:
+    """What the browser does: the authorization server redirects back to our callback."""
+    async with httpx.AsyncClient(timeout=30) as browser:
+        answer = await browser.get(authorization_url)
+        assert answer.status_code in (302, 303, 307), answer.text
+        callback = answer.headers["location"]
+        assert callback.startswith(f"{host.http.base_url}/gth/oauth/callback?"), callback
+        return await browser.get(callback)  # no token: the state admits it
+
+
+async def wait_for(host: Host, status: str) -> dict[str, Any]:
+    for _ in range(200):
+        info = await host.server_info()
+        if info["status"] == status:
+            return info
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"still {info}")
+
+
+async def test_authorize_through_the_callback_then_the_tool_runs(
+    tmp_path: Path, protected: tuple[str, Provider]
+) -> None:
+    url, provider = protected
+    make = host_factory(tmp_path, url)
+    async for host in make():
+        assert (await host.server_info())["status"] == "pending"
+        events = await host.run("r1")  # does not wait for the person
+        assert events[-1]["type"] == "RUN_FINISHED"
+        assert not any(e["type"] == "TOOL_CALL_START" for e in events)
+        info = await host.server_info()
+        assert info["status"] == "needs_authorization" and info["tools"] == 0
+        authorization_url = info["authorizationUrl"]
+        assert authorization_url.startswith(url.removesuffix("/mcp") + "/authorize?")
+
+        unknown = await host.http.get("/gth/oauth/callback?code=x&state=nope")
+        assert unknown.status_code == 400 and unknown.json()["code"] == "oauth_state_unknown"
+
+        page = await authorize(host, authorization_url)
+        assert page.status_code == 200
+        assert page.headers["content-type"].startswith("text/html")
+        assert "You can close this tab" in page.text and "<script" not in page.text
+        info = await wait_for(host, "ok")
+        assert info["tools"] == 1 and "authorizationUrl" not in info
+
+        events = await host.run("r2")  # the tool list is rebuilt with the server's tool
+        result = next(e for e in events if e["type"] == "TOOL_CALL_RESULT")
+        assert "5" in result["content"]
+        assert events[-1]["type"] == "RUN_FINISHED"
+        agents = (await host.http.get("/gth/info", headers=AUTH)).json()["agents"]
+        assert "mcp__secure__secret_add" in agents[0]["tools"]
+
+    token_file = tmp_path / "oauth" / "secure.json"
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+    saved = json.loads(token_file.read_text())
+    assert saved["url"] == url and saved["tokens"]["access_token"] and saved["client_info"]
+    assert provider.authorizations == 1
+
+    # A fresh registry signs in with the stored token: no authorization asked.
+    async for host in make():
+        events = await host.run("r3")
+        assert (await host.server_info())["status"] == "ok"
+    assert provider.authorizations == 1
+
+    # Deleting the file forces a new authorization.
+    token_file.unlink()
+    async for host in make():
+        await host.run("r4")
+        info = await host.server_info()
+        assert info["status"] == "needs_authorization" and info["authorizationUrl"]
+
+
+async def test_a_stdio_server_cannot_use_oauth(tmp_path: Path) -> None:
+    cfg = config("http://unused")
+    cfg["mcpServers"]["secure"] = {"transport": "stdio", "command": "x", "authProvider": "OAuth"}
+    (tmp_path / ".gsloth.config.json").write_text(json.dumps(cfg))
+    registry = AgentRegistry(
+        load_config(cwd=tmp_path, home=tmp_path),
+        command="notebook",
+        store=CheckpointStore("memory"),
+        cwd=tmp_path,
+        kernels=False,
+    )
+    await registry.start()
+    assert registry.info()["mcp"]["servers"]["secure"]["status"] == "error"
+    await registry.close()
+
+
+async def test_token_storage_file_is_private_and_bound_to_its_url(tmp_path: Path) -> None:
+    from mcp.shared.auth import OAuthToken
+
+    path = tmp_path / "d" / "k.json"
+    storage = FileTokenStorage(path, "http://a/mcp")
+    assert await storage.get_tokens() is None
+    await storage.set_tokens(OAuthToken(access_token="abc", token_type="Bearer"))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert (await storage.get_tokens()).access_token == "abc"
+    assert await FileTokenStorage(path, "http://b/mcp").get_tokens() is None
+
+
+@pytest.mark.parametrize("known", [True, False])
+async def test_callbacks_deliver_by_state(known: bool) -> None:
+    callbacks = OAuthCallbacks()
+    future = callbacks.expect("s1")
+    assert callbacks.deliver("s1" if known else "s2", "code") is known
+    await asyncio.sleep(0)
+    assert future.done() is known
