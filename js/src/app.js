@@ -182,12 +182,19 @@ export function mount({ model, el, css, env = {} }) {
     const noticed = new Set();
     let pending = false; // an MCP server not yet connected (they connect with the first run)
     const showNotices = (/** @type {any} */ i) => {
-      const servers = i?.mcp?.servers && typeof i.mcp.servers === "object" ? Object.values(i.mcp.servers) : [];
-      pending = servers.some((/** @type {any} */ s) => s?.status === "pending");
+      const servers = i?.mcp?.servers && typeof i.mcp.servers === "object" ? Object.entries(i.mcp.servers) : [];
+      pending = servers.some(([, s]) => s?.status === "pending" || s?.status === "needs_authorization");
       for (const n of Array.isArray(i?.mcp?.notices) ? i.mcp.notices : []) {
         if (typeof n !== "string" || noticed.has(n)) continue;
         noticed.add(n);
         view.addNote(n, "warning");
+      }
+      // An MCP server that needs the person to sign in (OAuth): a button opening its page.
+      for (const [key, s] of servers) {
+        const url = signInUrl(s);
+        if (!url || noticed.has(url)) continue;
+        noticed.add(url);
+        view.append(signInNote(doc, String(key), url));
       }
     };
     // MCP servers connect with the first run: what failed is known after it.
@@ -197,7 +204,6 @@ export function mount({ model, el, css, env = {} }) {
     });
     void info.then((i) => {
       if (disposed || !i) return;
-      showNotices(i);
       view.setMediaHosts(i.a2ui?.imageHosts);
       if (!model.get("model_label")) view.setHeader({ modelLabel: [i.provider, i.model].filter(Boolean).join(" · "), offline: Boolean(i.offline) });
     });
@@ -216,6 +222,7 @@ export function mount({ model, el, css, env = {} }) {
       view.addError("history_unavailable", `Could not load this conversation: ${/** @type {Error} */ (err).message}`);
     }
     // After the history, which rebuilds the transcript.
+    void info.then((i) => !disposed && i && showNotices(i));
     for (const e of registry.errors) view.addNote(`Browser tool '${e.name}' is not available: ${e.message}`, "warning");
     ready = { threadId, turnsOf: async (turn) => (await backend.history(threadId, turn)).turns, sent };
     if (!turnId) {
@@ -245,4 +252,31 @@ export function mount({ model, el, css, env = {} }) {
     model.off("change:show_event_log", showLog);
     view.destroy();
   };
+}
+
+/** The sign-in page of an MCP server waiting for OAuth, if it is an http(s) URL. */
+function signInUrl(/** @type {any} */ server) {
+  if (server?.status !== "needs_authorization" || typeof server.authorizationUrl !== "string") return null;
+  try {
+    const url = new URL(server.authorizationUrl);
+    return url.protocol === "https:" || url.protocol === "http:" ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A notice with a button that opens `url` in a new tab (only when the person clicks it). */
+function signInNote(/** @type {Document} */ doc, /** @type {string} */ key, /** @type {string} */ url) {
+  const note = doc.createElement("div");
+  note.className = "gth-note gth-note-warning gth-oauth";
+  const text = doc.createElement("span");
+  text.textContent = `The MCP server '${key}' needs you to sign in. `;
+  const button = doc.createElement("a");
+  button.className = "gth-oauth-button";
+  button.textContent = `Sign in to ${key}`;
+  button.setAttribute("href", url);
+  button.setAttribute("target", "_blank");
+  button.setAttribute("rel", "noopener noreferrer");
+  note.append(text, button);
+  return note;
 }

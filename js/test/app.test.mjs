@@ -152,3 +152,29 @@ test("mount: an MCP server the agent skipped is a notice, also when it is learnt
   assert.equal(notes[0].querySelector("b"), null);
   cleanup();
 });
+
+test("mount: an MCP server waiting for OAuth gets a sign-in button (http(s) pages only)", async () => {
+  const { document } = makeDom();
+  const el = document.createElement("div");
+  document.body.append(el);
+  const model = fakeModel({ thread_id: "t1", agent: "default", transport: "auto", base_url: "/base/", model_label: "x", pending_prompt: "" });
+  const base = server([]);
+  const fetch = async (url, init = {}) => {
+    if (url === "/base/gth/info") {
+      return Response.json({ mcp: { notices: [], servers: {
+        docs: { status: "needs_authorization", authorizationUrl: "https://auth.example/authorize?state=s1" },
+        evil: { status: "needs_authorization", authorizationUrl: "javascript:alert(1)" },
+      } } });
+    }
+    return base.fetch(url, init);
+  };
+  const cleanup = mount({ model, el, css: "", env: { fetch, location: { protocol: "http:" }, raf: (cb) => setTimeout(cb, 0) } });
+  await until(() => el.querySelector(".gth-oauth-button"), "sign-in button");
+  const buttons = [...el.querySelectorAll(".gth-oauth-button")];
+  assert.equal(buttons.length, 1);
+  assert.equal(buttons[0].getAttribute("href"), "https://auth.example/authorize?state=s1");
+  assert.equal(buttons[0].getAttribute("target"), "_blank");
+  assert.equal(buttons[0].getAttribute("rel"), "noopener noreferrer");
+  assert.match(buttons[0].textContent, /docs/);
+  cleanup();
+});
