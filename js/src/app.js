@@ -184,6 +184,14 @@ export function mount({ model, el, css, env = {} }) {
     const showNotices = (/** @type {any} */ i) => {
       const servers = i?.mcp?.servers && typeof i.mcp.servers === "object" ? Object.entries(i.mcp.servers) : [];
       pending = servers.some(([, s]) => s?.status === "pending" || s?.status === "needs_authorization");
+      // A shortened MCP tool name is shown as its server and real name.
+      const labels = new Map();
+      for (const [key, srv] of servers) {
+        for (const [call, real] of Object.entries(srv?.names ?? {})) {
+          if (typeof real === "string" && call !== `mcp__${key}__${real}`) labels.set(call, `${key} › ${real}`);
+        }
+      }
+      view.setToolLabels(labels);
       for (const n of Array.isArray(i?.mcp?.notices) ? i.mcp.notices : []) {
         if (typeof n !== "string" || noticed.has(n)) continue;
         noticed.add(n);

@@ -34,6 +34,8 @@ export class TranscriptView {
     this.messages = new Map();
     /** @type {Map<string, ToolCard>} */
     this.cards = new Map();
+    /** @type {Map<string, string>} */
+    this.toolLabels = new Map();
     /** @type {Map<string, any>} */
     this.activities = new Map();
     /** Which agent media load without a click (media.js); the agent's info sets its hosts. */
@@ -225,12 +227,17 @@ export class TranscriptView {
     for (const url of images) m.el.append(h(this.doc, "img", { cls: "gth-thumb", attrs: { src: url, alt: "attached image" } }));
   }
 
+  /** How tools whose call names were shortened are shown (an MCP tool: `server › tool`). */
+  setToolLabels(/** @type {Map<string, string>} */ labels) {
+    this.toolLabels = labels;
+  }
+
   /** The card for a tool call, created when the call is first seen. */
   cardFor(/** @type {string | undefined} */ id, /** @type {string} */ name) {
     const key = id || `anon-${this.cards.size}`;
     let card = this.cards.get(key);
     if (!card) {
-      card = new ToolCard(this.doc, this.frames, { toolCallId: key, name });
+      card = new ToolCard(this.doc, this.frames, { toolCallId: key, name, label: this.toolLabels.get(name) });
       this.cards.set(key, card);
       this.append(card.el);
     }

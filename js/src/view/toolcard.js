@@ -20,9 +20,10 @@ export class ToolCard {
   /**
    * @param {Document} doc
    * @param {import("./frame.js").FrameScheduler} frames
-   * @param {{ toolCallId: string, name: string }} call
+   * @param {{ toolCallId: string, name: string, label?: string }} call `label`: what to show
+   *   for `name` (an MCP tool's server and real name, when its call name had to be shortened)
    */
-  constructor(doc, frames, { toolCallId, name }) {
+  constructor(doc, frames, { toolCallId, name, label }) {
     this.doc = doc;
     this.frames = frames;
     this.id = toolCallId;
@@ -40,7 +41,10 @@ export class ToolCard {
     this.result = h(doc, "details", { cls: "gth-tool-result" }, [h(doc, "summary", { text: "Result" }), this.preview]);
     this.result.hidden = true;
     this.el = h(doc, "div", { cls: "gth-tool", data: { toolCallId, toolName: name } }, [
-      h(doc, "div", { cls: "gth-tool-head" }, [h(doc, "span", { cls: "gth-tool-name", text: name }), this.statusEl]),
+      h(doc, "div", { cls: "gth-tool-head" }, [
+        h(doc, "span", { cls: "gth-tool-name", text: label || name, attrs: label ? { title: name } : {} }),
+        this.statusEl,
+      ]),
       this.args,
       this.output,
       this.body,
