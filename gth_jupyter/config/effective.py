@@ -26,7 +26,7 @@ A command block (``commands.notebook``, ``commands.api``...) overrides the root:
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -173,10 +173,17 @@ def resolve(config: GthConfig, command: str) -> EffectiveConfig:
         agui=AguiConfig(protocol=_agui_protocol(block.agui, config.agui)),
         mcp_servers=dict(_first(block.mcp_servers, config.mcp_servers) or {}),
         a2a_agents=dict(_first(block.a2a_agents, config.a2a_agents) or {}),
-        binary_formats=_first(block.binary_formats, config.binary_formats),
+        binary_formats=_binary_formats(_first(block.binary_formats, config.binary_formats)),
         pass_env=list(_first(block.pass_env, config.pass_env) or []),
         live=config.live,
     )
+
+
+def _binary_formats(
+    setting: list[BinaryFormatConfig] | Literal[False] | None,
+) -> list[BinaryFormatConfig] | None:
+    """``binaryFormats``: a list of formats; ``false`` or nothing means none."""
+    return list(setting) if setting else None
 
 
 def built_in_tool_registry(

@@ -295,7 +295,8 @@ class _Tools(_Model):
     agui: AguiConfig | None = None
     mcp_servers: dict[str, McpServerConfig] | None = None
     a2a_agents: dict[str, A2aAgentConfig] | None = Field(default=None, alias="a2aAgents")
-    binary_formats: list[BinaryFormatConfig] | None = None
+    #: ``false`` (Gaunt Sloth's way to turn it off, e.g. in a command block) reads as no formats.
+    binary_formats: list[BinaryFormatConfig] | Literal[False] | None = None
     #: Environment variables (names or ``*`` globs) that commands started by tools get on top of
     #: the allow-list in ``tools/process.py``; a command block's list replaces the root's.
     pass_env: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_*]+$")]] | None = None

@@ -49,3 +49,17 @@ async def test_a_read_image_reaches_the_model_once(tmp_path: Path) -> None:
     assert json.dumps(last).count(data) == 1
     tools = [m for m in last["messages"] if m.get("type") == "tool"]
     assert tools and all(data not in json.dumps(m) for m in tools)
+
+
+def test_binary_formats_false_turns_them_off_for_a_command() -> None:
+    """Gaunt Sloth accepts ``binaryFormats: false``, e.g. in one command block."""
+    from gth_jupyter.config import GthConfig
+
+    config = GthConfig.model_validate(
+        {
+            "binaryFormats": [{"type": "image", "extensions": ["png"]}],
+            "commands": {"api": {"binaryFormats": False}},
+        }
+    )
+    assert config.for_command("notebook").binary_formats is not None
+    assert config.for_command("api").binary_formats is None
