@@ -433,7 +433,13 @@ class NotebookPage:
         self.cells.first.locator(".jp-InputPrompt").click()
         self.page.keyboard.press("Control+s")
         deadline = time.monotonic() + timeout_s
+        again = time.monotonic() + 5
         while True:
+            if time.monotonic() > again:
+                # A key press can land while the page is busy and be lost: press it again.
+                self.cells.first.locator(".jp-InputPrompt").click()
+                self.page.keyboard.press("Control+s")
+                again = time.monotonic() + 5
             try:
                 model = self.server.api("GET", f"api/contents/{self.rel_path}?content=1")
             except urllib.error.HTTPError:
