@@ -22,10 +22,10 @@ from langchain_core.language_models import BaseChatModel
 from ..config import EffectiveConfig, GthConfig
 from ..middleware.approvals import ApprovalsMiddleware
 from ..middleware.grants import GrantStore
+from ..store import CheckpointStore
 from ..tools.kernel_tools import KERNEL_TOOLS
 from ..tools.mcp import McpServers
 from ..tools.registry import Tool, tool_name
-from .checkpoint import CheckpointStore
 from .contract import (
     A2UI_ACTIVITY,
     DEFAULT_AGENT,
@@ -64,7 +64,7 @@ class AgentRegistry:
         self.effective: EffectiveConfig = config.for_command(command)
         self._runtime: Runtime | None = None
         self._lock = asyncio.Lock()
-        self._busy: set[str] = set()
+        self._busy: dict[str, str] = {}
         #: Whether this host reaches notebook kernels (the standalone server does not).
         self.kernels = kernels
         self.parts: AgentParts | None = None
@@ -162,6 +162,7 @@ class AgentRegistry:
                         recursion_limit=parts.recursion_limit,
                         busy_threads=self._busy,
                         leases=self.store.leases,
+                        threads=self.store.threads,
                     )
         return self._runtime
 

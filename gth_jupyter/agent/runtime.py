@@ -22,7 +22,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command, Interrupt
 
-from .checkpoint import LocalLeases, RunLease, RunLeases
+from ..store import LocalLeases, MemoryThreads, RunLease, RunLeases, ThreadIndex
 from .contract import (
     REPLACE_STATE,
     STATE_KEY,
@@ -54,16 +54,19 @@ def pending_of(item: Interrupt) -> PendingInterrupt:
 class ThreadClaim:
     """Held while a run uses its thread; ``release`` is idempotent."""
 
-    def __init__(self, busy: set[str], thread_id: str, lease: RunLease | None = None) -> None:
+    def __init__(
+        self, busy: dict[str, str], thread_id: str, lease: RunLease | None = None, run_id: str = ""
+    ) -> None:
         self._busy = busy
         self.thread_id = thread_id
+        self.run_id = run_id
         self._lease = lease
         self._held = True
 
     def release(self) -> None:
         if self._held:
             self._held = False
-            self._busy.discard(self.thread_id)
+            self._busy.pop(self.thread_id, None)
             if self._lease is not None:
                 self._lease.release()
 
@@ -80,8 +83,9 @@ class Runtime:
         middleware: Sequence[AgentMiddleware] = (),
         system_prompt: str | None = None,
         recursion_limit: int = 1000,
-        busy_threads: set[str] | None = None,
+        busy_threads: dict[str, str] | None = None,
         leases: RunLeases | None = None,
+        threads: ThreadIndex | None = None,
     ) -> None:
         self.model = model
         self.tools = list(tools)
@@ -94,10 +98,13 @@ class Runtime:
             system_prompt=system_prompt,
             checkpointer=checkpointer,
         )
-        # Shared between runtimes that share a checkpointer, so a thread is busy for all.
-        self._busy = busy_threads if busy_threads is not None else set()
+        # Thread id -> run id, shared between runtimes that share a checkpointer, so a thread
+        # is busy for all.
+        self._busy = busy_threads if busy_threads is not None else {}
         # Other processes sharing the checkpointer; none for a checkpointer of this process.
         self._leases: RunLeases = leases if leases is not None else LocalLeases()
+        #: Who owns each thread (see :class:`~gth_jupyter.store.ThreadIndex`).
+        self.threads: ThreadIndex = threads if threads is not None else MemoryThreads()
 
     @property
     def tool_names(self) -> list[str]:
@@ -106,19 +113,32 @@ class Runtime:
     def graph(self, client_tools: Sequence[ClientToolSpec] = ()) -> AgentGraph:
         return self._graphs.get(client_tools)
 
-    def claim(self, thread_id: str) -> ThreadClaim:
-        """The thread for one run, or :class:`RunBusyError` when a run holds it here or in
-        another process sharing the store."""
+    async def claim(self, thread_id: str, run_id: str = "") -> ThreadClaim:
+        """The thread for run ``run_id``, or :class:`RunBusyError` when a run holds it here or
+        in another process sharing the store."""
         if thread_id in self._busy:
             raise RunBusyError(thread_id)
-        lease = self._leases.acquire(thread_id)
+        self._busy[thread_id] = run_id  # held while the lease is asked for, too
+        try:
+            lease = await self._leases.acquire(thread_id, run_id)
+        except BaseException:
+            self._busy.pop(thread_id, None)
+            raise
         if lease is None:
+            self._busy.pop(thread_id, None)
             raise RunBusyError(thread_id)
-        self._busy.add(thread_id)
-        return ThreadClaim(self._busy, thread_id, lease)
+        return ThreadClaim(self._busy, thread_id, lease, run_id)
 
     def is_busy(self, thread_id: str) -> bool:
+        """Whether a run of this process holds the thread."""
         return thread_id in self._busy
+
+    async def running(self, thread_id: str) -> str | None:
+        """The id of the run holding ``thread_id`` in any process sharing the store (``""``
+        when its id is unknown), or ``None`` when the thread is free."""
+        if thread_id in self._busy:
+            return self._busy[thread_id]
+        return await self._leases.holder(thread_id)
 
     def _config(self, thread_id: str) -> RunnableConfig:
         return {"configurable": {"thread_id": thread_id}, "recursion_limit": self.recursion_limit}

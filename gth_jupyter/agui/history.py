@@ -159,7 +159,8 @@ async def thread_view(runtime: Runtime, thread_id: str, turn: str | None = None)
     unless it is the thread's last turn and a run is in flight or an interrupt waits. ``state``
     is the thread's shared state, when it has one."""
     state = await runtime.thread_state(thread_id)
-    busy = runtime.is_busy(thread_id)
+    running = await runtime.running(thread_id)
+    busy = running is not None
     turns = state.turns()
     last = turns[-1] if turns else None
     messages = state.messages

@@ -234,7 +234,7 @@ async def plan_run(
     tell it."""
     dialect = dialect_of(request, protocol)
     try:
-        claim = runtime.claim(request.thread_id)
+        claim = await runtime.claim(request.thread_id, request.run_id)
     except AgentError as exc:
         raise errors.from_agent_error(exc) from None
     try:

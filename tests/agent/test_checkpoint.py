@@ -140,26 +140,29 @@ def thread_messages(config: Path, db: Path, thread: str) -> list[str]:
     return asyncio.run(read())
 
 
-def test_a_lease_excludes_a_second_holder_until_released(tmp_path: Path) -> None:
+async def test_a_lease_excludes_a_second_holder_until_released(tmp_path: Path) -> None:
     leases = FileLeases(tmp_path / "locks")
-    first = leases.acquire("nb-1")
+    first = await leases.acquire("nb-1", "run-1")
     assert first is not None
-    assert leases.acquire("nb-1") is None  # another open file, even in this process
-    other = leases.acquire("nb-2")
+    assert await leases.acquire("nb-1", "run-2") is None  # another open file, even here
+    assert await leases.holder("nb-1") == "run-1"  # any process can ask who holds it
+    other = await leases.acquire("nb-2")
     assert other is not None
     first.release()
     first.release()  # idempotent
-    again = leases.acquire("nb-1")
+    assert await leases.holder("nb-1") is None
+    again = await leases.acquire("nb-1", "run-3")
     assert again is not None
     again.release()
     other.release()
+    assert await leases.holder("never-leased") is None
 
 
-def test_a_memory_store_leases_nothing_beyond_its_process() -> None:
+async def test_a_memory_store_leases_nothing_beyond_its_process() -> None:
     store = CheckpointStore("memory")
     assert isinstance(store.leases, LocalLeases)
-    lease = store.leases.acquire("t")
-    assert lease is not None and store.leases.acquire("t") is not None
+    lease = await store.leases.acquire("t", "r")
+    assert lease is not None and await store.leases.acquire("t", "r2") is not None
 
 
 def test_thread_ids_become_safe_lock_file_names(tmp_path: Path) -> None:
@@ -175,14 +178,15 @@ async def test_the_runtime_refuses_a_thread_another_store_holds(tmp_path: Path) 
         load_config(config), command="notebook", store=CheckpointStore("sqlite", db)
     )
     runtime = await registry.runtime()
-    held = CheckpointStore("sqlite", db).leases.acquire("shared")
+    held = await CheckpointStore("sqlite", db).leases.acquire("shared", "elsewhere")
     assert held is not None
     with pytest.raises(RunBusyError):
-        runtime.claim("shared")
+        await runtime.claim("shared")
     assert not runtime.is_busy("shared")  # a refused claim leaves nothing behind
+    assert await runtime.running("shared") == "elsewhere"
     held.release()
-    claim = runtime.claim("shared")
-    assert CheckpointStore("sqlite", db).leases.acquire("shared") is None
+    claim = await runtime.claim("shared", "mine")
+    assert await CheckpointStore("sqlite", db).leases.acquire("shared") is None
     claim.release()
     await registry.close()
 
@@ -220,17 +224,17 @@ def test_a_holder_killed_with_sigkill_releases_the_thread(tmp_path: Path) -> Non
         assert holder.stdout is not None
         assert holder.stdout.read(5) == "word0"  # streaming: the run holds the thread
         leases = CheckpointStore("sqlite", db).leases
-        assert leases.acquire("nb-killed") is None
+        assert leases.acquire_now("nb-killed") is None
         holder.send_signal(signal.SIGKILL)
         holder.wait(timeout=30)
     finally:
         holder.kill()
         holder.communicate()
     deadline = time.monotonic() + 10
-    lease = leases.acquire("nb-killed")
+    lease = leases.acquire_now("nb-killed")
     while lease is None and time.monotonic() < deadline:
         time.sleep(0.05)
-        lease = leases.acquire("nb-killed")
+        lease = leases.acquire_now("nb-killed")
     assert lease is not None
     lease.release()
     # The thread is usable again, from another process.

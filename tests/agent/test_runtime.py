@@ -96,13 +96,13 @@ async def test_a_new_message_abandons_pending_client_calls(make_runtime) -> None
 
 async def test_claim_refuses_a_second_run_on_the_same_thread(make_runtime) -> None:
     runtime = make_runtime([])
-    claim = runtime.claim("t")
+    claim = await runtime.claim("t")
     with pytest.raises(RunBusyError) as info:
-        runtime.claim("t")
+        await runtime.claim("t")
     assert info.value.code == "run_busy"
-    runtime.claim("other").release()
+    (await runtime.claim("other")).release()
     claim.release()
-    runtime.claim("t").release()
+    (await runtime.claim("t")).release()
 
 
 async def test_cancelled_run_leaves_the_thread_usable(make_runtime) -> None:

@@ -175,7 +175,7 @@ def test_a_session_waits_out_a_busy_thread_when_asked_to(
 
     db = tmp_path / "threads.sqlite"
     session = Session(config, thread="shared", checkpointer="sqlite", checkpoint_path=db)
-    holder = CheckpointStore("sqlite", db).leases.acquire("shared")  # another run holds it
+    holder = CheckpointStore("sqlite", db).leases.acquire_now("shared")  # another run holds it
     assert holder is not None
     with pytest.raises(ProtocolError) as info:
         session.ask("now", wait=0)

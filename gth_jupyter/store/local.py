@@ -1,0 +1,54 @@
+"""Leases and the thread index for a store only this process sees (memory)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from .base import RunLease, ThreadRecord
+
+__all__ = ["LocalLeases", "MemoryThreads", "utc_now"]
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class _NoLease:
+    def release(self) -> None:
+        pass
+
+
+class LocalLeases:
+    """For a store no other process can see: every lease is granted (the runtime's own table of
+    busy threads is all the exclusion needed)."""
+
+    async def acquire(self, thread_id: str, run_id: str) -> RunLease | None:
+        return _NoLease()
+
+    async def holder(self, thread_id: str) -> str | None:
+        return None
+
+
+class MemoryThreads:
+    """The thread index in a dict."""
+
+    def __init__(self) -> None:
+        self._threads: dict[str, ThreadRecord] = {}
+
+    async def owner(self, thread_id: str) -> str | None:
+        record = self._threads.get(thread_id)
+        return record.owner if record is not None else None
+
+    async def claim(self, thread_id: str, owner: str) -> str:
+        now = utc_now()
+        record = self._threads.get(thread_id)
+        if record is None:
+            record = ThreadRecord(thread_id, owner, now, now)
+        else:
+            record = ThreadRecord(thread_id, record.owner, record.created_at, now)
+        self._threads[thread_id] = record
+        return record.owner
+
+    async def list(self, owner: str | None) -> list[ThreadRecord]:
+        found = [r for r in self._threads.values() if owner is None or r.owner == owner]
+        return sorted(found, key=lambda r: r.updated_at, reverse=True)
