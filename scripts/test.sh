@@ -11,5 +11,12 @@ echo "== ruff"
 .venv/bin/ruff format --check gth_jupyter tests bench
 echo "== mypy"
 .venv/bin/mypy
+echo "== services"
+# A real PostgreSQL and Redis on loopback, in a temporary directory, for the store and journal
+# tests; stopped (and the directory removed) however the run ends.
+SERVICES=$(mktemp -d)
+trap 'bash scripts/services.sh stop "$SERVICES"' EXIT
+eval "$(bash scripts/services.sh start "$SERVICES")"
+echo "PostgreSQL: ${GTH_TEST_DATABASE_URL:-not available}; Redis: ${GTH_TEST_REDIS_URL:-not available}"
 echo "== pytest"
-exec .venv/bin/pytest "$@"
+.venv/bin/pytest "$@"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -78,3 +78,35 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Browser tests last: Playwright's sync API keeps an event loop running on this thread
     until the session ends, which no asyncio test after it could share."""
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+
+
+@pytest.fixture(scope="session")
+def pg_admin_url() -> str:
+    """A superuser URL on the real test PostgreSQL (see ``tests/services.py``)."""
+    from tests.services import admin_url
+
+    return admin_url()
+
+
+@pytest.fixture
+def pg_url(pg_admin_url: str) -> Iterator[str]:
+    """A fresh, empty database on the test PostgreSQL for one test."""
+    from tests.services import fresh_database
+
+    yield from fresh_database(pg_admin_url)
+
+
+@pytest.fixture
+def redis_url() -> str:
+    """The real test Redis, emptied for this test."""
+    import redis
+
+    from tests.services import redis_url as url_of
+
+    url = url_of()
+    client = redis.Redis.from_url(url)
+    try:
+        client.flushall()
+    finally:
+        client.close()
+    return url
