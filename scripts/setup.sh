@@ -32,6 +32,10 @@ fi
 if [[ ",$EXTRAS," == *",test,"* ]] && [ ! -d tests/copilotkit/node_modules ]; then
   (cd tests/copilotkit && npm ci --no-audit --no-fund --loglevel=error)
 fi
+# JupyterHub's proxy for the hub tests (tests/hub), pinned the same way.
+if [[ ",$EXTRAS," == *",test,"* ]] && [ ! -d tests/hub/node_modules ]; then
+  (cd tests/hub && npm ci --no-audit --no-fund --loglevel=error)
+fi
 
 # Servers started by tests import ~900 modules; with PYTHONDONTWRITEBYTECODE set, nothing is
 # cached and each start recompiles them all. Compile once.
