@@ -1,0 +1,705 @@
+"""Many users at once: N concurrent AG-UI streams against our server(s) and the official adapter.
+
+Every stream is one run of the scripted model (``llm.type: "fake"``): ``--tokens`` tokens
+(``"tok "`` each) with ``--delay-ms`` between tokens, one ``TEXT_MESSAGE_CONTENT`` frame per
+token. For each N in ``--streams`` and each configuration, fresh server processes are started,
+warmed up with a few sequential runs, then a separate client process (``bench/_load_client.py``:
+raw asyncio HTTP/1.1, no HTTP library) opens all N streams at once and reads them to the end:
+
+- **ours, 1 server**: one ``gth-jupyter serve --memory`` process;
+- **ours, 2 servers**: two ``gth-jupyter serve --checkpointer postgres`` processes with
+  ``GTH_JUPYTER_DATABASE_URL`` (a fresh database for the bench run) and ``GTH_JUPYTER_REDIS_URL``;
+  streams alternate between them. PostgreSQL and Redis come from ``$GTH_TEST_DATABASE_URL`` /
+  ``$GTH_TEST_REDIS_URL``, else ``scripts/services.sh`` starts them for the run;
+- **official**: ``ag_ui_langgraph``'s FastAPI endpoint on the same graph and scripted model,
+  under uvicorn in its own process (this script with ``--serve-official``).
+
+A configuration that cannot run prints ``skipped: <why>`` and the others go on. Reported per
+configuration: streams completed/failed (a lost or incomplete stream is a failure), time to the
+first SSE frame p50/p99, the gap between consecutive frames of a stream at the client p50/p99,
+wall time, CPU seconds and peak RSS (``VmHWM``) of each server process, the client's CPU, how
+busy the machine's CPUs were, and ratios against the official adapter. Run from the repository
+root::
+
+    .venv/bin/python bench/load.py                                  # N = 50 and 200
+    .venv/bin/python bench/load.py --streams 50,200 --tokens 200 --delay-ms 5
+    .venv/bin/python bench/load.py --streams 200 --only ours1 --profile-server /tmp/load.prof
+
+Results are printed and saved to ``bench/results/load.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import deque
+from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+from stream_overhead import (
+    READY_PREFIX,
+    SERVER_START_TIMEOUT,
+    BenchError,
+    Server,
+    _drain,
+    _stop,
+    check_text_run,
+    free_port,
+    library_versions,
+    load_average,
+    machine,
+    new_id,
+    post_run,
+    process_cpu_seconds,
+    run_body,
+    script_text,
+)
+
+THIS = Path(__file__).resolve()
+BENCH = THIS.parent
+ROOT = BENCH.parent
+RESULTS_PATH = BENCH / "results" / "load.json"
+CLIENT = BENCH / "_load_client.py"
+SERVICES = ROOT / "scripts" / "services.sh"
+PROMPT = "Please stream an answer."
+RUN_PATH = "/agents/default/run"  # the official endpoint is mounted there too
+OFFICIAL_READY = "official adapter ready on http://"
+CONFIGS = ("ours1", "ours2", "official")
+LABELS = {
+    "ours1": "ours, 1 server (--memory)",
+    "ours2": "ours, 2 servers (postgres+redis)",
+    "official": "official ag-ui-langgraph (uvicorn)",
+}
+GOAL_STREAMS = 200
+GOAL_GAP_P99 = 0.050
+
+
+@dataclass
+class Settings:
+    streams: list[int]
+    tokens: int
+    delay_ms: float
+    warmup: int
+    timeout: float
+    only: list[str]
+    official_raw_events: bool | None
+    profile_server: Path | None
+
+
+@dataclass
+class Proc:
+    """One server process of a configuration."""
+
+    server: Server
+    cpu_start: float | None = None
+    cpu_used: float | None = None
+    peak_rss_mb: float | None = None
+
+
+@dataclass
+class Outcome:
+    config: str
+    streams: int
+    skipped: str | None = None
+    client: dict[str, Any] = field(default_factory=dict)
+    servers: list[dict[str, Any]] = field(default_factory=list)
+    machine_busy: float | None = None
+    load: list[float] | None = None
+
+
+# -- measuring processes and the machine ---------------------------------------------------------
+
+
+def peak_rss_mb(pid: int) -> float | None:
+    """``VmHWM`` (peak resident set) of a process, in MiB; ``None`` when unreadable."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+def machine_busy_ticks() -> tuple[int, int] | None:
+    """(busy, total) jiffies of all CPUs from ``/proc/stat``."""
+    try:
+        first = Path("/proc/stat").read_text().splitlines()[0].split()
+    except OSError:
+        return None
+    values = [int(x) for x in first[1:9]]  # user nice system idle iowait irq softirq steal
+    idle = values[3] + values[4]
+    return sum(values) - idle, sum(values)
+
+
+# -- services and the shared database ------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def services() -> Iterator[tuple[str | None, str | None, str]]:
+    """(PostgreSQL admin URL, Redis URL, how they were had): from the environment, else
+    ``scripts/services.sh`` for this run (stopped on the way out)."""
+    db, redis = os.environ.get("GTH_TEST_DATABASE_URL"), os.environ.get("GTH_TEST_REDIS_URL")
+    if db and redis:
+        yield db, redis, "from $GTH_TEST_DATABASE_URL / $GTH_TEST_REDIS_URL"
+        return
+    folder = tempfile.mkdtemp(prefix="gth-load-services-")
+    print("  starting PostgreSQL and Redis (scripts/services.sh)", flush=True)
+    out = subprocess.run(
+        ["bash", str(SERVICES), "start", folder], capture_output=True, text=True, timeout=900
+    )
+    found: dict[str, str] = {}
+    for line in out.stdout.splitlines():
+        name, _, value = line.removeprefix("export ").partition("=")
+        if value:
+            found[name] = value
+    try:
+        how = "started by scripts/services.sh" + (f" ({out.stderr.strip()})" if out.stderr else "")
+        yield (
+            db or found.get("GTH_TEST_DATABASE_URL"),
+            redis or found.get("GTH_TEST_REDIS_URL"),
+            how,
+        )
+    finally:
+        subprocess.run(["bash", str(SERVICES), "stop", folder], check=False, timeout=120)
+
+
+@contextlib.contextmanager
+def fresh_database(admin: str) -> Iterator[str]:
+    import psycopg
+
+    name = f"gth_load_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    base, _, _ = admin.rpartition("/")
+    try:
+        yield f"{base}/{name}"
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def serve_supports_postgres() -> str | None:
+    """``None`` when ``gth-jupyter serve`` has ``--checkpointer`` (with postgres), else why not."""
+    out = subprocess.run(
+        [sys.executable, "-m", "gth_jupyter.server.cli", "serve", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    if "--checkpointer" not in out.stdout:
+        return "gth-jupyter serve has no --checkpointer option yet (the postgres store is not in)"
+    if "postgres" not in out.stdout:
+        return "gth-jupyter serve --checkpointer does not list postgres"
+    return None
+
+
+# -- servers -------------------------------------------------------------------------------------
+
+
+def server_config(s: Settings, runs: int) -> dict[str, Any]:
+    """The scripted model with one answer per run this server will see (warm-up included)."""
+    responses = [script_text(s.tokens)] * runs
+    llm = {"type": "fake", "tokenDelayMs": s.delay_ms, "responses": responses}
+    return {"llm": llm, "builtInTools": []}
+
+
+async def _wait_ready(process: asyncio.subprocess.Process, log: deque[str], prefix: str) -> str:
+    assert process.stdout is not None
+    while True:
+        line = (await process.stdout.readline()).decode(errors="replace")
+        if not line:
+            await process.wait()
+            raise BenchError(
+                f"the server exited with code {process.returncode} before it was ready: "
+                + " | ".join(list(log)[-8:])
+            )
+        log.append(line.rstrip())
+        if line.startswith(prefix):
+            found = re.search(r"http://\S+", line)
+            assert found is not None
+            return found.group(0)
+
+
+@contextlib.asynccontextmanager
+async def start_process(
+    command: list[str], cwd: Path, prefix: str, token: str, env: dict[str, str] | None = None
+) -> AsyncIterator[Server]:
+    log: deque[str] = deque(maxlen=40)
+    process = await asyncio.create_subprocess_exec(
+        *command,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    drains = [asyncio.ensure_future(_drain(process.stderr, log))]
+    try:
+        try:
+            url = await asyncio.wait_for(_wait_ready(process, log, prefix), SERVER_START_TIMEOUT)
+        except asyncio.TimeoutError:
+            raise BenchError(
+                f"the server did not start within {SERVER_START_TIMEOUT:.0f} s: "
+                + " | ".join(list(log)[-8:])
+            ) from None
+        drains.append(asyncio.ensure_future(_drain(process.stdout, log)))
+        yield Server(url, token, process, log)
+    finally:
+        await _stop(process)
+        for task in drains:
+            task.cancel()
+        await asyncio.gather(*drains, return_exceptions=True)
+
+
+def ours_command(s: Settings, config: Path, port: int, token: str, store: list[str]) -> list[str]:
+    args = ["serve", *store, "--port", str(port), "--token", token, "-c", str(config)]
+    if s.profile_server is not None:
+        prefix = [sys.executable, "-m", "cProfile", "-o", str(s.profile_server)]
+        return [*prefix, "-m", "gth_jupyter.server.cli", *args]
+    script = Path(sys.executable).with_name("gth-jupyter")
+    if script.exists():
+        return [str(script), *args]
+    return [sys.executable, "-m", "gth_jupyter.server.cli", *args]
+
+
+@contextlib.asynccontextmanager
+async def servers_for(
+    config: str, s: Settings, streams: int, tmp: Path, db: str | None, redis: str | None
+) -> AsyncIterator[list[Server]]:
+    count = 2 if config == "ours2" else 1
+    runs = s.warmup + -(-streams // count) + 2
+    config_path = tmp / f"{config}.gsloth.config.json"
+    config_path.write_text(json.dumps(server_config(s, runs)), encoding="utf-8")
+    async with contextlib.AsyncExitStack() as stack:
+        started: list[Server] = []
+        for _ in range(count):
+            port = free_port()
+            if config == "official":
+                command = [
+                    sys.executable,
+                    str(THIS),
+                    "--serve-official",
+                    str(port),
+                    "--tokens",
+                    str(s.tokens),
+                    "--delay-ms",
+                    str(s.delay_ms),
+                    "--responses",
+                    str(runs),
+                ]
+                if s.official_raw_events is not None:
+                    command += ["--official-raw-events", str(s.official_raw_events).lower()]
+                server = await stack.enter_async_context(
+                    start_process(command, tmp, OFFICIAL_READY, "none")
+                )
+            else:
+                token = uuid.uuid4().hex
+                if config == "ours1":
+                    store, env = ["--memory"], None
+                else:
+                    assert db is not None and redis is not None
+                    store = ["--checkpointer", "postgres"]
+                    env = {"GTH_JUPYTER_DATABASE_URL": db, "GTH_JUPYTER_REDIS_URL": redis}
+                command = ours_command(s, config_path, port, token, store)
+                server = await stack.enter_async_context(
+                    start_process(command, tmp, READY_PREFIX, token, env)
+                )
+            started.append(server)
+        yield started
+
+
+async def warm_up(s: Settings, servers: list[Server]) -> None:
+    """A few sequential runs per server (first-request costs out of the way), checked whole."""
+    async with httpx.AsyncClient(timeout=httpx.Timeout(60.0)) as client:
+        for server in servers:
+            for _ in range(s.warmup):
+                user = {"id": new_id("user"), "role": "user", "content": PROMPT}
+                timed = await post_run(client, server, run_body(new_id("warm"), [user]))
+                check_text_run(timed.body, s.tokens, f"warm-up on {server.url}")
+
+
+def client_job(s: Settings, servers: list[Server], streams: int) -> dict[str, Any]:
+    targets = []
+    for server in servers:
+        url = urlsplit(server.url)
+        headers = {"Authorization": f"token {server.token}"} if server.token != "none" else {}
+        target = {"host": url.hostname, "port": url.port, "path": RUN_PATH, "headers": headers}
+        targets.append(target)
+    bodies = []
+    for _ in range(streams):
+        user = {"id": new_id("user"), "role": "user", "content": PROMPT}
+        bodies.append(run_body(new_id("load"), [user]).decode("utf-8"))
+    timeout = s.timeout
+    return {"targets": targets, "bodies": bodies, "tokens": s.tokens, "timeout": timeout}
+
+
+async def run_client(job: dict[str, Any], timeout: float) -> dict[str, Any]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(CLIENT),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        out, err = await asyncio.wait_for(
+            process.communicate(json.dumps(job).encode("utf-8")), timeout + 60
+        )
+    except asyncio.TimeoutError:
+        process.kill()
+        await process.wait()
+        raise BenchError("the load client did not finish in time") from None
+    if process.returncode != 0:
+        raise BenchError(f"the load client failed ({process.returncode}): {err.decode()[-2000:]}")
+    result: dict[str, Any] = json.loads(out)
+    return result
+
+
+async def measure(
+    config: str, s: Settings, streams: int, tmp: Path, db: str | None, redis: str | None
+) -> Outcome:
+    outcome = Outcome(config, streams)
+    async with servers_for(config, s, streams, tmp, db, redis) as servers:
+        await warm_up(s, servers)
+        job = client_job(s, servers, streams)
+        procs = [Proc(server) for server in servers]
+        for proc in procs:
+            proc.cpu_start = process_cpu_seconds(proc.server.process.pid)
+        ticks = machine_busy_ticks()
+        outcome.client = await run_client(job, s.timeout)
+        ticks_after = machine_busy_ticks()
+        for proc in procs:
+            pid = proc.server.process.pid
+            cpu = process_cpu_seconds(pid)
+            if cpu is not None and proc.cpu_start is not None:
+                proc.cpu_used = cpu - proc.cpu_start
+            proc.peak_rss_mb = peak_rss_mb(pid)
+        if ticks and ticks_after and ticks_after[1] > ticks[1]:
+            outcome.machine_busy = (ticks_after[0] - ticks[0]) / (ticks_after[1] - ticks[1])
+        outcome.load = load_average()
+        outcome.servers = [
+            {"url": p.server.url, "cpu": p.cpu_used, "peak_rss_mb": p.peak_rss_mb} for p in procs
+        ]
+    return outcome
+
+
+# -- the official adapter, served (``--serve-official``) ------------------------------------------
+
+
+def serve_official(port: int, tokens: int, delay_ms: float, responses: int, raw: str | None) -> int:
+    """The official adapter's FastAPI endpoint on our graph, under uvicorn, in this process."""
+    import uvicorn
+    from ag_ui_langgraph import LangGraphAgent, add_langgraph_fastapi_endpoint
+    from fastapi import FastAPI
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from gth_jupyter.agent.graph import build_graph
+    from gth_jupyter.models import FakeChatModel
+
+    # As stream_overhead.official_way sets it up, with the token delay of this bench.
+    model = FakeChatModel(responses=[script_text(tokens)] * responses, tokenDelayMs=delay_ms)
+    graph = build_graph(model, [], [], checkpointer=InMemorySaver())
+    graph.context_schema = None  # the adapter passes configurable as context; see that bench
+    kwargs: dict[str, Any] = {}
+    if raw is not None:
+        kwargs["emit_raw_events"] = raw == "true"
+    agent = LangGraphAgent(name="bench", graph=graph, **kwargs)
+    app = FastAPI()
+    add_langgraph_fastapi_endpoint(app, agent, RUN_PATH)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+
+    class Announced(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets)
+            print(f"{OFFICIAL_READY}127.0.0.1:{port}", flush=True)
+
+    Announced(config).run()
+    return 0
+
+
+# -- report --------------------------------------------------------------------------------------
+
+
+def ms(value: float | None) -> str:
+    return "-" if value is None else f"{value * 1000:.1f}"
+
+
+def ratio(ours: float | None, official: float | None) -> str:
+    if ours is None or not official:
+        return "-"
+    return f"{ours / official:.2f}x"
+
+
+def total_cpu(o: Outcome) -> float | None:
+    values = [srv["cpu"] for srv in o.servers]
+    return None if not values or None in values else sum(values)
+
+
+def total_rss(o: Outcome) -> float | None:
+    values = [srv["peak_rss_mb"] for srv in o.servers]
+    return None if not values or None in values else sum(values)
+
+
+def goal_met(o: Outcome) -> bool:
+    c = o.client
+    p99 = c.get("gap", {}).get("p99")
+    return (
+        c.get("failed", 1) == 0
+        and c.get("completed") == o.streams
+        and p99 is not None
+        and (p99 < GOAL_GAP_P99)
+    )
+
+
+def report(s: Settings, outcomes: list[Outcome], info: dict[str, Any]) -> list[str]:
+    """Prints the table; returns the goal verdicts, one per ours configuration at 200 streams."""
+    lines: list[str] = []
+    header = (
+        f"{'configuration':<36}{'done':>5}{'fail':>5}{'TTFB p50':>9}{'p99':>7}{'gap p50':>8}"
+        f"{'p99':>7}{'max':>7}{'wall s':>7}{'srv CPU s':>10}{'peak RSS MB':>12}"
+        f"{'client CPU':>11}{'busy':>6}"
+    )
+    for n in s.streams:
+        print()
+        print(
+            f"N = {n} concurrent streams x {s.tokens} tokens, {s.delay_ms:g} ms token delay "
+            "(times in ms unless said; gaps between consecutive SSE frames of a stream)"
+        )
+        print(header)
+        print("-" * len(header))
+        rows = [o for o in outcomes if o.streams == n]
+        official = next((o for o in rows if o.config == "official" and not o.skipped), None)
+        for o in rows:
+            if o.skipped:
+                print(f"{LABELS[o.config]:<36}skipped: {o.skipped}")
+                continue
+            c = o.client
+            cpu = "+".join("-" if srv["cpu"] is None else f"{srv['cpu']:.1f}" for srv in o.servers)
+            rss = "+".join(
+                "-" if srv["peak_rss_mb"] is None else f"{srv['peak_rss_mb']:.0f}"
+                for srv in o.servers
+            )
+            client_cpu = f"{c['client_cpu']:.1f}s {c['client_cpu'] / c['wall']:.0%}"
+            busy = "-" if o.machine_busy is None else f"{o.machine_busy:.0%}"
+            print(
+                f"{LABELS[o.config]:<36}{c['completed']:>5}{c['failed']:>5}"
+                f"{ms(c['ttfb']['p50']):>9}{ms(c['ttfb']['p99']):>7}{ms(c['gap']['p50']):>8}"
+                f"{ms(c['gap']['p99']):>7}{ms(c['gap']['max']):>7}{c['wall']:>7.2f}"
+                f"{cpu:>10}{rss:>12}{client_cpu:>11}{busy:>6}"
+            )
+        for o in rows:
+            if o.skipped or not o.client:
+                continue
+            c = o.client
+            if c["failed"]:
+                print(
+                    f"!!! {LABELS[o.config]}: {c['failed']} of {o.streams} STREAMS LOST OR "
+                    f"INCOMPLETE: {json.dumps(c['errors'])}"
+                )
+            if len(o.servers) > 1:
+                print(f"    {LABELS[o.config]}: completed per server {c['per_target_completed']}")
+        if official is not None:
+            oc = official.client
+            for o in rows:
+                if o.skipped or o.config == "official" or not o.client:
+                    continue
+                c = o.client
+                print(
+                    f"  {LABELS[o.config]} / official: wall {ratio(c['wall'], oc['wall'])}, "
+                    f"TTFB p99 {ratio(c['ttfb']['p99'], oc['ttfb']['p99'])}, "
+                    f"gap p99 {ratio(c['gap']['p99'], oc['gap']['p99'])}, "
+                    f"server CPU {ratio(total_cpu(o), total_cpu(official))}, "
+                    f"peak RSS {ratio(total_rss(o), total_rss(official))}"
+                )
+    print(
+        "\nTTFB: connection opened to the first SSE frame. srv CPU s / peak RSS MB: per server "
+        "process (+ joins two), CPU over the measured batch,\nRSS the process's peak (VmHWM). "
+        "client CPU: the load client's CPU and its share of one core. busy: all CPUs of the "
+        "machine during the batch."
+    )
+    m = info["machine"]
+    print(
+        f"Machine: {m['cpu_count']} CPUs ({m['cpus_usable']} usable), {m['cpu']}; "
+        f"{m['implementation']} {m['python']}; load average {info['load_start']} at start, "
+        f"{info['load_end']} at end; services: {info.get('services', '-')}"
+    )
+    for o in outcomes:
+        if o.config != "official" and o.streams == GOAL_STREAMS and not o.skipped:
+            gap = o.client.get("gap", {}).get("p99")
+            lines.append(
+                f"{LABELS[o.config]}: {'met' if goal_met(o) else 'not met'} "
+                f"({o.client.get('completed')}/{o.streams} complete, gap p99 {ms(gap)} ms)"
+            )
+    return lines
+
+
+# -- main ----------------------------------------------------------------------------------------
+
+
+async def run(s: Settings) -> dict[str, Any]:
+    info: dict[str, Any] = {
+        "machine": machine(),
+        "versions": library_versions(),
+        "load_start": load_average(),
+    }
+    print(
+        f"load: streams {s.streams}, {s.tokens} tokens, {s.delay_ms:g} ms token delay, "
+        f"configurations {s.only}; load average {info['load_start']}",
+        flush=True,
+    )
+    outcomes: list[Outcome] = []
+    postgres_skip: str | None = None
+    with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory(prefix="gth-load-") as tmp:
+        db = redis = None
+        if "ours2" in s.only:
+            postgres_skip = serve_supports_postgres()
+            if postgres_skip is None:
+                admin, redis, how = stack.enter_context(services())
+                info["services"] = how
+                if not admin or not redis:
+                    postgres_skip = f"PostgreSQL or Redis is not available ({how})"
+                else:
+                    try:
+                        db = stack.enter_context(fresh_database(admin))
+                    except Exception as exc:
+                        postgres_skip = f"could not create a database: {exc}"
+        for n in s.streams:
+            for config in s.only:
+                print(f"  N={n}: {LABELS[config]}", flush=True)
+                if config == "ours2" and postgres_skip:
+                    outcome = Outcome(config, n, skipped=postgres_skip)
+                else:
+                    try:
+                        outcome = await measure(config, s, n, Path(tmp), db, redis)
+                    except (BenchError, httpx.HTTPError, OSError) as exc:
+                        outcome = Outcome(config, n, skipped=f"{type(exc).__name__}: {exc}"[:500])
+                if outcome.skipped:
+                    print(f"    skipped: {outcome.skipped}", flush=True)
+                else:
+                    c = outcome.client
+                    print(
+                        f"    {c['completed']}/{n} complete, wall {c['wall']:.2f} s, "
+                        f"gap p99 {ms(c['gap']['p99'])} ms",
+                        flush=True,
+                    )
+                outcomes.append(outcome)
+    info["load_end"] = load_average()
+    goals = report(s, outcomes, info)
+    if goals:
+        met = all(g.split(": ", 1)[1].startswith("met") for g in goals)
+        verdict = "met" if met else "not met"
+        detail = "; ".join(goals)
+    else:
+        verdict, detail = "not checked", f"no ours configuration ran with {GOAL_STREAMS} streams"
+    print(
+        f"\ngoal: {GOAL_STREAMS} streams, none lost, inter-event gap p99 < "
+        f"{GOAL_GAP_P99 * 1000:.0f} ms for ours: {verdict} ({detail})"
+    )
+    return {
+        "settings": {
+            **{k: v for k, v in vars(s).items() if k != "profile_server"},
+            "profile_server": str(s.profile_server) if s.profile_server else None,
+        },
+        "outcomes": [vars(o) for o in outcomes],
+        "goal": {"verdict": verdict, "detail": detail},
+        **info,
+    }
+
+
+def parse_args(argv: Sequence[str] | None) -> Settings:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--streams", default="50,200", help="comma-separated N (50,200)")
+    parser.add_argument("--tokens", type=int, default=200, help="tokens per stream (200)")
+    parser.add_argument("--delay-ms", type=float, default=5.0, help="token delay, ms (5)")
+    parser.add_argument("--warmup", type=int, default=2, help="sequential runs per server (2)")
+    parser.add_argument("--timeout", type=float, default=180.0, help="per stream, s (180)")
+    parser.add_argument(
+        "--only", default=",".join(CONFIGS), help=f"configurations ({','.join(CONFIGS)})"
+    )
+    parser.add_argument(
+        "--official-raw-events",
+        choices=("true", "false"),
+        help="the official adapter's emit_raw_events (default: its own default)",
+    )
+    parser.add_argument(
+        "--profile-server",
+        type=Path,
+        metavar="PATH",
+        help="run our single server under cProfile, stats to PATH (use with one N)",
+    )
+    parser.add_argument("--serve-official", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--responses", type=int, default=1, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve_official is not None:
+        raise SystemExit(
+            serve_official(
+                args.serve_official,
+                args.tokens,
+                args.delay_ms,
+                args.responses,
+                args.official_raw_events,
+            )
+        )
+    streams = [int(x) for x in args.streams.split(",") if x.strip()]
+    only = [x.strip() for x in args.only.split(",") if x.strip()]
+    unknown = [x for x in only if x not in CONFIGS]
+    if unknown:
+        parser.error(f"unknown configurations {unknown}; choose from {CONFIGS}")
+    if not streams or min(streams) < 1 or args.tokens < 1:
+        parser.error("--streams and --tokens must be at least 1")
+    raw = None if args.official_raw_events is None else args.official_raw_events == "true"
+    return Settings(
+        streams=streams,
+        tokens=args.tokens,
+        delay_ms=args.delay_ms,
+        warmup=args.warmup,
+        timeout=args.timeout,
+        only=only,
+        official_raw_events=raw,
+        profile_server=args.profile_server.resolve() if args.profile_server else None,
+    )
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    settings = parse_args(argv)
+    signal.signal(signal.SIGTERM, _interrupt)
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, _interrupt)
+    started = time.perf_counter()
+    try:
+        results = asyncio.run(run(settings))
+    except BenchError as exc:
+        print(f"load: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("load: interrupted", file=sys.stderr)
+        return 130
+    results["bench_seconds"] = time.perf_counter() - started
+    RESULTS_PATH.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS_PATH.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(f"\nSaved {RESULTS_PATH} ({results['bench_seconds']:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
