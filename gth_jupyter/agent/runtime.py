@@ -143,6 +143,10 @@ class Runtime:
     def _config(self, thread_id: str) -> RunnableConfig:
         return {"configurable": {"thread_id": thread_id}, "recursion_limit": self.recursion_limit}
 
+    async def has_thread(self, thread_id: str) -> bool:
+        """Whether the checkpointer holds anything of ``thread_id``."""
+        return await self.checkpointer.aget_tuple(self._config(thread_id)) is not None
+
     async def thread_state(self, thread_id: str) -> ThreadState:
         snapshot = await self.graph().aget_state(self._config(thread_id))
         values = snapshot.values if isinstance(snapshot.values, dict) else {}

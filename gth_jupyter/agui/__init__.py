@@ -7,6 +7,8 @@ events and the run contract (:mod:`gth_jupyter.agent.contract`), never LangGraph
   (``plan.py``, through the agent's resume codec), and stream the run's AG-UI events;
 - ``mapping.py``: run contract → AG-UI events; ``sse.py``: SSE framing with coalescing;
 - ``pump.py``: one run to one client, shared by HTTP and the widget's comm;
+- ``journal.py``: every frame of a run, numbered, for a client that re-attaches;
+- ``owners.py``: who may read or run on a thread;
 - ``history.py``: a thread as a client rebuilds it;
 - ``errors.py``: refusals with an HTTP status and a stable ``code``.
 """
@@ -15,12 +17,15 @@ from __future__ import annotations
 
 from .errors import ProtocolError, from_agent_error
 from .history import thread_view, to_agui_messages
-from .pump import pump_sse
+from .journal import Journals, JournalTrimmedError, LocalJournals, RunInfo, RunJournal
+from .owners import Requester, admit_thread
+from .pump import SSEPump, pump_sse
 from .run import (
     DEFAULT_MAX_BODY_BYTES,
     KernelResolver,
     PreparedRun,
     RuntimeSource,
+    detached,
     kernel_id,
     parse_input,
     plan_run,
@@ -31,10 +36,19 @@ from .run import (
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
+    "JournalTrimmedError",
+    "Journals",
     "KernelResolver",
+    "LocalJournals",
     "PreparedRun",
     "ProtocolError",
+    "Requester",
+    "RunInfo",
+    "RunJournal",
     "RuntimeSource",
+    "SSEPump",
+    "admit_thread",
+    "detached",
     "from_agent_error",
     "kernel_id",
     "parse_input",

@@ -15,10 +15,14 @@ __all__ = [
     "RETRY_AFTER_SECONDS",
     "ProtocolError",
     "body_too_large",
+    "events_expired",
     "from_agent_error",
     "invalid_input",
     "invalid_json",
     "kernel_not_found",
+    "run_exists",
+    "run_not_found",
+    "thread_not_found",
 ]
 
 #: What a ``409 run_busy`` asks a client to wait before it tries again.
@@ -92,4 +96,38 @@ def body_too_large(size: int, limit: int) -> ProtocolError:
         "body_too_large",
         f"The request body is {size} bytes; the limit is {limit} bytes.",
         {"size": size, "limit": limit},
+    )
+
+
+def thread_not_found(thread: str) -> ProtocolError:
+    """Another user's thread, answered as if it did not exist (its existence is not revealed)."""
+    return ProtocolError(404, "thread_not_found", f"There is no thread {thread[:80]!r}.")
+
+
+def run_not_found(run: str) -> ProtocolError:
+    """No run of this id is kept (it never existed, ended too long ago, or is another user's)."""
+    return ProtocolError(
+        404,
+        "run_not_found",
+        f"There is no run {run[:80]!r} to attach to; it may have ended too long ago. Load the "
+        "thread (GET gth/threads/{id}) for what it produced.",
+    )
+
+
+def run_exists(run: str) -> ProtocolError:
+    """A ``runId`` already used by a run on another thread (or of another user)."""
+    return ProtocolError(
+        409,
+        "run_exists",
+        f"The runId {run[:80]!r} belongs to another run; send a new runId to start a run.",
+    )
+
+
+def events_expired(run: str) -> ProtocolError:
+    """The frames after the client's ``Last-Event-ID`` are no longer kept."""
+    return ProtocolError(
+        410,
+        "events_expired",
+        f"The events of run {run[:80]!r} after that id are no longer kept; load the thread "
+        "(GET gth/threads/{id}) instead.",
     )

@@ -184,6 +184,9 @@ async def thread_view(runtime: Runtime, thread_id: str, turn: str | None = None)
             if t.turn_id is not None
         ],
     }
+    if running:
+        # The run in flight, for a client to re-attach to (GET gth/runs/{id}/events).
+        view["run"] = {"runId": running}
     if state.state:
         view["state"] = state.state  # the shared state, given only when the thread has one
     return view

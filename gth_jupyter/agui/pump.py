@@ -3,6 +3,10 @@
 A transport supplies ``write`` (buffer bytes) and ``flush`` (send them); the pump streams the
 run's AG-UI events through :class:`~gth_jupyter.agui.sse.SSEWriter` (coalesced token frames,
 keep-alives) and, however the run ends, closes the event stream and releases the thread.
+
+Over HTTP every frame also goes into the run's journal (numbered: its SSE ``id:``), so a client
+that lost the stream can re-attach; a run that asked to be ``detach``-ed goes on into the
+journal when its client leaves (:meth:`SSEPump.detach`), and ends as it would have.
 """
 
 from __future__ import annotations
@@ -11,10 +15,54 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 
+from .journal import RunJournal
 from .run import PreparedRun, stream_events
 from .sse import SSEWriter
 
-__all__ = ["pump_sse"]
+__all__ = ["SSEPump", "pump_sse"]
+
+
+class SSEPump:
+    """One run streamed into one transport (and its journal)."""
+
+    def __init__(
+        self,
+        prepared: PreparedRun,
+        write: Callable[[bytes], None],
+        flush: Callable[[], Awaitable[None]],
+        *,
+        window: float = 0.010,
+        journal: RunJournal | None = None,
+        detachable: bool = False,
+    ) -> None:
+        self.prepared = prepared
+        self.writer = SSEWriter(write, flush, window=window, journal=journal, detachable=detachable)
+        self._flush = flush
+
+    def detach(self) -> None:
+        """The client went away: the run goes on into the journal alone."""
+        self.writer.detach()
+
+    async def run(self) -> None:
+        """Streams the run; a cancelled pump still sends what it wrote."""
+        events = stream_events(self.prepared)
+        writer = self.writer
+        try:
+            async with writer:
+                send = writer.send
+                async for event in events:
+                    await send(event)
+                await writer.flush()
+        except asyncio.CancelledError:
+            if not writer.detached:
+                with contextlib.suppress(Exception):  # the peer may be gone already
+                    await self._flush()
+            raise
+        finally:
+            await events.aclose()
+            self.prepared.claim.release()
+            if writer.journal is not None:
+                writer.journal.end()
 
 
 async def pump_sse(
@@ -25,16 +73,4 @@ async def pump_sse(
     window: float = 0.010,
 ) -> None:
     """Streams ``prepared`` into the transport; a cancelled pump still sends what it wrote."""
-    events = stream_events(prepared)
-    try:
-        async with SSEWriter(write, flush, window=window) as writer:
-            async for event in events:
-                await writer.send(event)
-            await writer.flush()
-    except asyncio.CancelledError:
-        with contextlib.suppress(Exception):  # the peer may be gone already
-            await flush()
-        raise
-    finally:
-        await events.aclose()
-        prepared.claim.release()
+    await SSEPump(prepared, write, flush, window=window).run()

@@ -28,6 +28,7 @@ from ..agent.runtime import Runtime, ThreadClaim
 from . import errors
 from .dialect import Dialect, dialect_of, legacy_events
 from .mapping import EventMapper
+from .owners import Requester, admit_thread
 from .plan import Decision, decide
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "KernelResolver",
     "PreparedRun",
     "RuntimeSource",
+    "detached",
     "kernel_id",
     "parse_input",
     "plan_run",
@@ -166,6 +168,13 @@ def turn_id(request: agui.RunAgentInput) -> str | None:
     return _gth_prop(request, "turnId")
 
 
+def detached(request: agui.RunAgentInput) -> bool:
+    """``forwardedProps.detach: true``: the run goes on when the client's connection drops (the
+    widget always asks so); otherwise a lost client cancels its run."""
+    props = request.forwarded_props
+    return isinstance(props, dict) and props.get("detach") is True
+
+
 def kernel_id(request: agui.RunAgentInput) -> str | None:
     """``forwardedProps.gth.kernelId``: the notebook kernel the widget lives in, whose live
     namespace the kernel tools work in; ``None`` when absent. Other clients may put it at
@@ -227,12 +236,16 @@ async def plan_run(
     *,
     kernel: KernelAccess | None = None,
     protocol: str = "auto",
+    requester: Requester | None = None,
 ) -> PreparedRun:
     """Claims the request's thread and decides its plan, or raises a ``ProtocolError``;
     ``kernel`` is where the run's kernel tools work; ``protocol`` (the command's
     ``agui.protocol``) forces a dialect or, ``auto``, lets the request's ``protocolVersion``
-    tell it."""
+    tell it. With a ``requester`` (an HTTP host), another user's thread is ``404
+    thread_not_found``, checked before anything else (a busy thread of another user included)."""
     dialect = dialect_of(request, protocol)
+    if requester is not None:
+        await admit_thread(runtime, request.thread_id, requester, write=True)
     try:
         claim = await runtime.claim(request.thread_id, request.run_id)
     except AgentError as exc:
@@ -258,12 +271,13 @@ async def prepare_run(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     kernels: KernelResolver | None = None,
     protocol: str = "auto",
+    requester: Requester | None = None,
 ) -> PreparedRun:
     """``plan_run`` for a request body, parsed and validated first; ``kernels`` finds the
     kernel the request names (before the thread is claimed, so a refusal claims nothing)."""
     request = parse_input(body, max_body_bytes)
     kernel = kernels(kernel_id(request)) if kernels is not None else None
-    return await plan_run(runtime, request, kernel=kernel, protocol=protocol)
+    return await plan_run(runtime, request, kernel=kernel, protocol=protocol, requester=requester)
 
 
 async def stream_events(prepared: PreparedRun) -> AsyncGenerator[BaseEvent, None]:

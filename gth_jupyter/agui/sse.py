@@ -19,6 +19,8 @@ from json.encoder import encode_basestring as _string  # JSON string, non-ASCII 
 from ag_ui.core import BaseEvent, EventType
 from ag_ui.encoder import EventEncoder
 
+from .journal import RunJournal
+
 MEDIA_TYPE = "text/event-stream"
 KEEPALIVE_FRAME = b": keep-alive\n\n"
 
@@ -61,8 +63,21 @@ def encode(event: BaseEvent) -> bytes:
     return _encoder.encode(event).encode("utf-8", "replace")
 
 
+def _drop(data: bytes) -> None:
+    pass
+
+
+async def _nothing() -> None:
+    pass
+
+
 class SSEWriter:
-    """Writes AG-UI events to a buffered transport (``write`` buffers, ``flush`` sends)."""
+    """Writes AG-UI events to a buffered transport (``write`` buffers, ``flush`` sends).
+
+    With a ``journal``, each event's frame is numbered (its SSE ``id:``) and kept there too, so
+    a client can re-attach. A ``detachable`` writer whose client goes away (a failed flush, or
+    :meth:`detach`) carries on into the journal alone instead of failing the run.
+    """
 
     def __init__(
         self,
@@ -71,11 +86,16 @@ class SSEWriter:
         *,
         window: float = 0.010,
         keepalive: float = 15.0,
+        journal: RunJournal | None = None,
+        detachable: bool = False,
     ) -> None:
         self._write = write
         self._flush = flush
         self.window = window
         self.keepalive = keepalive
+        self.journal = journal
+        self.detachable = detachable
+        self.detached = False
         self._last_flush = 0.0
         self._last_write = time.monotonic()
         self._dirty = False
@@ -97,10 +117,20 @@ class SSEWriter:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._pinger
 
+    def detach(self) -> None:
+        """The client is gone: frames go on into the journal only."""
+        self.detached = True
+        self._write = _drop
+        self._flush = _nothing
+        self._error = None
+
     async def send(self, event: BaseEvent) -> None:
         if self._error is not None:
             raise self._error
-        self._emit(encode(event))
+        frame = encode(event)
+        if self.journal is not None:
+            frame = self.journal.append(frame)
+        self._emit(frame)
         now = time.monotonic()
         if event.type not in _BATCHED or now - self._last_flush >= self.window:
             await self.flush()
@@ -122,7 +152,13 @@ class SSEWriter:
             return
         self._dirty = False
         self._last_flush = time.monotonic()
-        await self._flush()
+        if not self.detachable:
+            await self._flush()
+            return
+        try:
+            await self._flush()
+        except Exception:  # the client went away: the run goes on without it
+            self.detach()
 
     def _deferred_flush(self) -> None:
         self._timer = None
@@ -142,6 +178,8 @@ class SSEWriter:
                     await self.flush()
                 except Exception as exc:  # the peer went away; the run loop will notice
                     self._error = exc
+                    return
+                if self.detached:
                     return
                 idle = 0.0
             await asyncio.sleep(self.keepalive - idle)

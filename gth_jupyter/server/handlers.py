@@ -9,20 +9,40 @@ agent separately from kernels and files. Each handler parses, delegates to
 from __future__ import annotations
 
 from jupyter_server.auth.decorator import authorized
+from jupyter_server.auth.identity import IdentityProvider, PasswordIdentityProvider
 from jupyter_server.base.handlers import APIHandler
 from tornado import web
 
+from ..agui import Requester
+from .identity import server_owner
 from .routes import GthRoutesMixin
 
-__all__ = ["AUTH_RESOURCE", "HANDLERS", "GthAPIHandler"]
+__all__ = ["ADMIN_USERS_KEY", "AUTH_RESOURCE", "HANDLERS", "GthAPIHandler"]
 
 AUTH_RESOURCE = "gth"
+#: Users who may read every user's threads (``GthJupyterApp.admin_users``).
+ADMIN_USERS_KEY = "gth_admin_users"
+#: Jupyter's own identity providers, which name every token or password holder anonymously:
+#: under them one person runs the server, and every thread is theirs.
+_ANONYMOUS_PROVIDERS = (IdentityProvider, PasswordIdentityProvider)
 
 
 class GthAPIHandler(GthRoutesMixin, APIHandler):
     """Base of the extension's handlers: Jupyter's API handler with JSON refusals."""
 
     auth_resource = AUTH_RESOURCE
+
+    def requester(self) -> Requester:
+        """The authenticated user: the Hub user under JupyterHub (or any identity provider that
+        names users); with Jupyter's own anonymous token or password login, the server's
+        owner."""
+        owner = server_owner()
+        user = self.current_user
+        named = type(self.identity_provider) not in _ANONYMOUS_PROVIDERS
+        name = str(getattr(user, "username", "") or "") if named else ""
+        name = name or owner
+        admins = self.settings.get(ADMIN_USERS_KEY) or ()
+        return Requester(name, admin=name in admins, server_owner=owner)
 
 
 class HealthHandler(GthAPIHandler):
@@ -46,6 +66,27 @@ class InfoHandler(GthAPIHandler):
         self.write_info()
 
 
+class ThreadsHandler(GthAPIHandler):
+    """``{base_url}gth/threads``: the requester's threads."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        """``{"threads": [{threadId, owner, createdAt, updatedAt}]}``, the latest used first."""
+        await self.write_threads()
+
+
+class RunEventsHandler(GthAPIHandler):
+    """``{base_url}gth/runs/{id}/events``: re-attach to a run (``Last-Event-ID``)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self, run_id: str) -> None:
+        """The run's SSE frames after ``Last-Event-ID``, then live until it ends; ``404
+        run_not_found``, ``410 events_expired``."""
+        await self.attach_run(run_id)
+
+
 class ThreadHandler(GthAPIHandler):
     """``{base_url}gth/threads/{id}``: a thread as a page rebuilds it after a reload."""
 
@@ -61,10 +102,10 @@ class ThreadGrantsHandler(GthAPIHandler):
 
     @web.authenticated
     @authorized
-    def get(self, thread_id: str) -> None:
+    async def get(self, thread_id: str) -> None:
         """``{"grants": [{id, scope, kind, label, createdAt}]}``: the thread's and the
         session's."""
-        self.write_grants(thread_id)
+        await self.write_grants(thread_id)
 
 
 class GrantHandler(GthAPIHandler):
@@ -104,7 +145,9 @@ class OAuthCallbackHandler(GthAPIHandler):
 HANDLERS: dict[str, type[web.RequestHandler]] = {
     "health": HealthHandler,
     "info": InfoHandler,
+    "threads": ThreadsHandler,
     "thread": ThreadHandler,
+    "run_events": RunEventsHandler,
     "thread_grants": ThreadGrantsHandler,
     "grant": GrantHandler,
     "run": RunHandler,

@@ -35,14 +35,29 @@ from ..agent import AgentRegistry
 from ..agent.contract import DEFAULT_AGENT, KernelAccess
 from ..agui import (
     DEFAULT_MAX_BODY_BYTES,
+    Journals,
+    JournalTrimmedError,
+    LocalJournals,
     ProtocolError,
-    prepare_run,
-    pump_sse,
+    Requester,
+    SSEPump,
+    admit_thread,
+    detached,
+    kernel_id,
+    parse_input,
+    plan_run,
     runtime_of,
     thread_view,
 )
-from ..agui.errors import body_too_large, kernel_not_found
-from ..agui.sse import MEDIA_TYPE
+from ..agui.errors import (
+    body_too_large,
+    events_expired,
+    invalid_input,
+    kernel_not_found,
+    run_exists,
+    run_not_found,
+)
+from ..agui.sse import KEEPALIVE_FRAME, MEDIA_TYPE
 
 __all__ = ["GAUNT_SLOTH_ROUTES", "ROUTES", "GthRoutesMixin", "Route", "route_table"]
 
@@ -61,7 +76,9 @@ ROUTES: tuple[Route, ...] = (
     Route("health", r"/gth/health"),
     Route("info", r"/gth/info"),
     Route("run", r"/gth/agents/([^/]+)/run"),
+    Route("threads", r"/gth/threads/?"),
     Route("thread", r"/gth/threads/([^/]+)"),
+    Route("run_events", r"/gth/runs/([^/]+)/events"),
     Route("thread_grants", r"/gth/threads/([^/]+)/grants"),
     Route("grant", r"/gth/grants/([^/]+)"),
     Route("oauth_callback", r"/gth/oauth/callback"),
@@ -82,6 +99,12 @@ def route_table(
 
 
 REGISTRY_KEY = "gth_registry"
+#: The host's :class:`~gth_jupyter.agui.Journals` (runs' frames, for re-attaching clients).
+JOURNALS_KEY = "gth_journals"
+#: How often a re-attached client that waits on a quiet run gets a keep-alive comment.
+KEEPALIVE_SECONDS = 15.0
+#: The largest ``Last-Event-ID`` accepted (JavaScript's safe integers).
+MAX_EVENT_ID = 2**53
 #: The host's :class:`~gth_jupyter.kernel.KernelPool` (absent: a host without kernels).
 KERNELS_KEY = "gth_kernels"
 MAX_BODY_KEY = "gth_max_body_bytes"
@@ -108,7 +131,8 @@ class GthRoutesMixin(web.RequestHandler):
     the host's limit (``MAX_BODY_KEY``); :attr:`body` is what arrived.
     """
 
-    _stream_task: asyncio.Task[None] | None = None
+    _stream_task: asyncio.Future[None] | None = None
+    _pump: SSEPump | None = None
     _body_size = 0
     _draining = False
 
@@ -274,20 +298,51 @@ class GthRoutesMixin(web.RequestHandler):
             "<p>You can close this tab.</p></body></html>"
         )
 
-    async def write_thread(self, thread_id: str, name: str = DEFAULT_AGENT) -> None:
-        """A thread's conversation as AG-UI messages, and what it waits on; ``?turn=ID`` gives
-        one widget turn's messages alone."""
+    def requester(self) -> Requester:
+        """Who is asking, as this host authenticated them (each host says how)."""
+        raise NotImplementedError
+
+    @property
+    def journals(self) -> Journals:
+        journals: Journals | None = self.settings.get(JOURNALS_KEY)
+        if journals is None:  # a host that set none keeps its journals in this process
+            journals = self.settings[JOURNALS_KEY] = LocalJournals()
+        return journals
+
+    async def write_threads(self, name: str = DEFAULT_AGENT) -> None:
+        """``{"threads": [{threadId, owner, createdAt, updatedAt}]}``: the requester's own
+        threads, the latest used first; ``?all=true`` gives an admin every user's."""
         try:
             runtime = await runtime_of(self.registry, name)
+        except ProtocolError as error:
+            self.send_refusal(error)
+            return
+        who = self.requester()
+        every = who.admin and self.get_query_argument("all", "") in ("1", "true")
+        records = await runtime.threads.list(None if every else who.name)
+        self.send_json(200, {"threads": [record.to_json() for record in records]})
+
+    async def write_thread(self, thread_id: str, name: str = DEFAULT_AGENT) -> None:
+        """A thread's conversation as AG-UI messages, and what it waits on; ``?turn=ID`` gives
+        one widget turn's messages alone. Another user's thread is ``404 thread_not_found``."""
+        try:
+            runtime = await runtime_of(self.registry, name)
+            await admit_thread(runtime, thread_id, self.requester(), write=False)
         except ProtocolError as error:
             self.send_refusal(error)
             return
         turn = self.get_query_argument("turn", None)
         self.send_json(200, await thread_view(runtime, thread_id, turn or None))
 
-    def write_grants(self, thread_id: str) -> None:
+    async def write_grants(self, thread_id: str) -> None:
         """The standing approvals a run on ``thread_id`` would use: the thread's own and the
         session's (see :mod:`gth_jupyter.middleware.grants`)."""
+        try:
+            runtime = await runtime_of(self.registry, DEFAULT_AGENT)
+            await admit_thread(runtime, thread_id, self.requester(), write=False)
+        except ProtocolError as error:
+            self.send_refusal(error)
+            return
         store = self.registry.grants
         grants = store.for_thread(thread_id) if store is not None else []
         self.send_json(200, {"grants": [grant.to_json() for grant in grants]})
@@ -309,32 +364,130 @@ class GthRoutesMixin(web.RequestHandler):
         self.finish()
 
     async def run_agent(self, name: str) -> None:
-        """Runs agent ``name`` on the request body and streams the run as SSE."""
+        """Runs agent ``name`` on the request body and streams the run as SSE. A ``runId`` that
+        is already running (or ran lately) re-attaches to it instead of starting it again."""
         self.note_oauth_redirect()
+        who = self.requester()
         try:
             runtime = await runtime_of(self.registry, name)
-            prepared = await prepare_run(
+            request = parse_input(self.body, self.max_body_bytes)
+            known = await self.journals.find(request.run_id)
+            if known is not None:
+                if known.owner != who.name or known.thread_id != request.thread_id:
+                    raise run_exists(request.run_id)
+                await self.follow_run(request.run_id)
+                return
+            kernel = self.kernel_for(kernel_id(request))
+            prepared = await plan_run(
                 runtime,
-                self.body,
-                max_body_bytes=self.max_body_bytes,
-                kernels=self.kernel_for,
+                request,
+                kernel=kernel,
                 protocol=self.registry.effective.agui.protocol or "auto",
+                requester=who,
             )
         except ProtocolError as error:
             self.send_refusal(error)
             return
+        self.start_stream()
+        journals = self.journals
+        journal = journals.open(request.run_id, request.thread_id, who.name)
+        pump = SSEPump(
+            prepared, self.write, self.flush, journal=journal, detachable=detached(request)
+        )
+        self._pump = pump
+        task = asyncio.ensure_future(pump.run())
+        self._stream_task = task
+        try:
+            await asyncio.wait({task})
+        finally:
+            journal.end()
+            journals.closed(journal)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("AG-UI stream ended early: %s", task.exception())
+        if not self._finished and not pump.writer.detached:
+            with contextlib.suppress(StreamClosedError):
+                self.finish()
+
+    def start_stream(self) -> None:
         self.set_status(200)
         self.set_header("Content-Type", MEDIA_TYPE)
         self.set_header("Cache-Control", "no-cache")
         self.set_header("X-Accel-Buffering", "no")
-        task = asyncio.ensure_future(pump_sse(prepared, self.write, self.flush))
+
+    def last_event_id(self) -> int:
+        """The client's ``Last-Event-ID`` (header, or ``?lastEventId=``); 0 when absent."""
+        raw = self.request.headers.get("Last-Event-ID")
+        if raw is None:
+            raw = self.get_query_argument("lastEventId", "")
+        raw = raw.strip()
+        if not raw:
+            return 0
+        if not raw.isascii() or not raw.isdigit() or int(raw) > MAX_EVENT_ID:
+            raise invalid_input(
+                "Last-Event-ID must be the id of an event of this run (a non-negative integer).",
+                [{"path": "Last-Event-ID", "message": "not an event id", "type": "value_error"}],
+            )
+        return int(raw)
+
+    async def attach_run(self, run_id: str) -> None:
+        """``GET gth/runs/{runId}/events``: the run's events after ``Last-Event-ID``, then live
+        until it ends. ``404 run_not_found`` for an unknown run or another user's."""
+        try:
+            known = await self.journals.find(run_id)
+            who = self.requester()
+            if known is None or (known.owner != who.name and not who.admin):
+                raise run_not_found(run_id)
+            await self.follow_run(run_id)
+        except ProtocolError as error:
+            self.send_refusal(error)
+
+    async def follow_run(self, run_id: str) -> None:
+        """Streams a kept run's frames after the client's ``Last-Event-ID``; raises a
+        ``ProtocolError`` (before any byte) when they are no longer kept."""
+        last = self.last_event_id()
+        frames = self.journals.follow(run_id, last).__aiter__()
+        try:
+            first = await frames.__anext__()
+        except StopAsyncIteration:
+            first = []
+        except JournalTrimmedError:
+            raise events_expired(run_id) from None
+        self.start_stream()
+        task = asyncio.ensure_future(self._relay(first, frames))
         self._stream_task = task
         await asyncio.wait({task})
-        if not task.cancelled() and task.exception() is not None:
-            log.warning("AG-UI stream ended early: %s", task.exception())
         if not self._finished:
             with contextlib.suppress(StreamClosedError):
                 self.finish()
+
+    async def _relay(self, first: list[bytes], frames: Any) -> None:
+        """Writes batches of frames as they come, with a keep-alive while the run is quiet."""
+        pending: asyncio.Future[list[bytes]] | None = None
+        try:
+            if first:
+                self.write(b"".join(first))
+            await self.flush()
+            while True:
+                if pending is None:
+                    pending = asyncio.ensure_future(frames.__anext__())
+                done, _ = await asyncio.wait({pending}, timeout=KEEPALIVE_SECONDS)
+                if not done:
+                    self.write(KEEPALIVE_FRAME)
+                    await self.flush()
+                    continue
+                got, pending = pending, None
+                try:
+                    batch = got.result()
+                except StopAsyncIteration:
+                    return
+                self.write(b"".join(batch))
+                await self.flush()
+        finally:
+            if pending is not None:
+                pending.cancel()
+                await asyncio.wait({pending})
+            with contextlib.suppress(Exception):
+                await frames.aclose()
 
     def kernel_for(self, kernel_id: str | None) -> KernelAccess | None:
         """The kernel a run's kernel tools work in: the one its widget names, if this server
@@ -348,7 +501,12 @@ class GthRoutesMixin(web.RequestHandler):
         return access
 
     def on_connection_close(self) -> None:
-        """A client that goes away cancels its run; the thread keeps its last checkpoint."""
+        """A client that goes away cancels its run (the thread keeps its last checkpoint), unless
+        the run asked to be detached: then it goes on, into its journal alone."""
         super().on_connection_close()  # ends the wait for a body that will not come
+        pump = self._pump
+        if pump is not None and pump.writer.detachable:
+            pump.detach()
+            return
         if self._stream_task is not None and not self._stream_task.done():
             self._stream_task.cancel()

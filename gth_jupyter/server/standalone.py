@@ -23,9 +23,12 @@ from typing import Any
 from tornado import web
 
 from ..agent import AgentRegistry
+from ..agui import Journals, LocalJournals, Requester
 from ..config import EffectiveConfig
+from .identity import server_owner
 from .routes import (
     GAUNT_SLOTH_ROUTES,
+    JOURNALS_KEY,
     MAX_BODY_KEY,
     REGISTRY_KEY,
     ROUTES,
@@ -37,6 +40,8 @@ from .token import check_token
 __all__ = ["HANDLERS", "StandaloneHandler", "cors_headers", "is_loopback_host", "make_app"]
 
 TOKEN_KEY = "gth_token"
+#: The identity the token stands for (``--user``; default: the OS account).
+USER_KEY = "gth_user"
 CORS_KEY = "gth_cors"
 CHECK_HOST_KEY = "gth_check_host"
 
@@ -62,6 +67,10 @@ def is_loopback_host(host: str) -> bool:
 
 class StandaloneHandler(GthRoutesMixin):
     """The ``Host`` check, token auth and CORS for every route; preflight needs no token."""
+
+    def requester(self) -> Requester:
+        """The token's identity: the server has one token, and every thread is its holder's."""
+        return Requester(self.settings.get(USER_KEY) or "owner")
 
     def set_default_headers(self) -> None:
         cors = self.settings.get(CORS_KEY) or {}
@@ -129,6 +138,22 @@ class RunHandler(StandaloneHandler):
         await self.run_agent(name)
 
 
+class ThreadsHandler(StandaloneHandler):
+    """``/gth/threads``: the token holder's threads."""
+
+    async def get(self) -> None:
+        """``{"threads": [{threadId, owner, createdAt, updatedAt}]}``, the latest used first."""
+        await self.write_threads()
+
+
+class RunEventsHandler(StandaloneHandler):
+    """``/gth/runs/{id}/events``: re-attach to a run with ``Last-Event-ID``."""
+
+    async def get(self, run_id: str) -> None:
+        """The run's frames after ``Last-Event-ID``, then live until it ends."""
+        await self.attach_run(run_id)
+
+
 class ThreadHandler(StandaloneHandler):
     """``/gth/threads/{id}``: a thread as a client rebuilds it."""
 
@@ -140,9 +165,9 @@ class ThreadHandler(StandaloneHandler):
 class ThreadGrantsHandler(StandaloneHandler):
     """``/gth/threads/{id}/grants``: the approvals granted for later calls."""
 
-    def get(self, thread_id: str) -> None:
+    async def get(self, thread_id: str) -> None:
         """The thread's and the session's standing approvals."""
-        self.write_grants(thread_id)
+        await self.write_grants(thread_id)
 
 
 class GrantHandler(StandaloneHandler):
@@ -183,7 +208,9 @@ class NotFoundHandler(StandaloneHandler):
 HANDLERS: dict[str, type[web.RequestHandler]] = {
     "health": HealthHandler,
     "info": InfoHandler,
+    "threads": ThreadsHandler,
     "thread": ThreadHandler,
+    "run_events": RunEventsHandler,
     "thread_grants": ThreadGrantsHandler,
     "grant": GrantHandler,
     "run": RunHandler,
@@ -204,9 +231,17 @@ def cors_headers(effective: EffectiveConfig) -> dict[str, str]:
 
 
 def make_app(
-    registry: AgentRegistry, *, token: str, max_body_bytes: int, check_host: bool = True
+    registry: AgentRegistry,
+    *,
+    token: str,
+    max_body_bytes: int,
+    check_host: bool = True,
+    user: str | None = None,
+    journals: Journals | None = None,
 ) -> web.Application:
-    """The standalone server's application for ``registry``, behind ``token``.
+    """The standalone server's application for ``registry``, behind ``token``, whose holder is
+    ``user`` (default: the OS account); ``journals`` keep its runs' frames (default: in this
+    process).
 
     ``check_host`` refuses requests whose ``Host`` is not loopback; turn it off only when the
     server listens beyond loopback (``--allow-remote``), where clients use other names.
@@ -218,6 +253,8 @@ def make_app(
         MAX_BODY_KEY: max_body_bytes,
         CHECK_HOST_KEY: check_host,
         TOKEN_KEY: token,
+        USER_KEY: user or server_owner(),
+        JOURNALS_KEY: journals if journals is not None else LocalJournals(),
         CORS_KEY: cors_headers(registry.effective),
         "default_handler_class": NotFoundHandler,
     }

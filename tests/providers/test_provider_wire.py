@@ -25,6 +25,7 @@ from gth_jupyter.config import load_config
 from gth_jupyter.models import resolve_model
 from gth_jupyter.server.standalone import make_app
 from tests.providers.stubs import Reply, StubServer
+from tests.sse import sse_events as parse_sse
 
 # The anthropic SDK warns about a model's end of life from its name alone; the stub has no model.
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
@@ -114,7 +115,7 @@ async def run(http: httpx.AsyncClient, run_id: str, text: str, **extra: Any) -> 
     }
     response = await http.post("/agents/default/run", headers=AUTH, json=body)
     assert response.status_code == 200, response.text
-    events = [json.loads(f[6:]) for f in response.text.split("\n\n") if f.startswith("data: ")]
+    events = parse_sse(response.text)
     assert events[-1]["type"] == "RUN_FINISHED", events[-1]
     return events
 

@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 from tornado.httpclient import HTTPClientError
 
+from tests.sse import sse_events as parse_sse
+
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="flock leases are POSIX")
 
 SLOW = " ".join(f"kernel{i}" for i in range(20))
@@ -60,7 +62,7 @@ def run_body(run_id: str) -> str:
 
 
 def text_of(body: bytes) -> str:
-    frames = [json.loads(f[6:]) for f in body.decode().split("\n\n") if f.startswith("data: ")]
+    frames = parse_sse(body)
     return "".join(f.get("delta", "") for f in frames if f["type"] == "TEXT_MESSAGE_CONTENT")
 
 

@@ -21,6 +21,7 @@ from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.agent.checkpoint import CheckpointStore
 from gth_jupyter.config import load_config
 from gth_jupyter.server.standalone import make_app
+from tests.sse import sse_events as parse_sse
 
 TOKEN = "t0ken-t0ken-t0ken"
 AUTH = {"Authorization": f"token {TOKEN}"}
@@ -69,7 +70,7 @@ async def run(http: httpx.AsyncClient, run_id: str, message: str, **extra: Any) 
     }
     response = await http.post("/gth/agents/default/run", headers=AUTH, json=body)
     assert response.status_code == 200, response.text
-    return [json.loads(f[6:]) for f in response.text.split("\n\n") if f.startswith("data: ")]
+    return parse_sse(response.text)
 
 
 async def test_always_allow_then_the_second_call_runs_without_asking(served) -> None:

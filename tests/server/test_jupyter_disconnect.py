@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from tornado.httpclient import HTTPClientError
 
+from tests.sse import sse_events as parse_sse
+
 
 @pytest.fixture
 def gth_script() -> list[Any]:
@@ -67,9 +69,5 @@ async def test_busy_thread_is_409_and_a_disconnect_frees_it(
             assert exc.code == 409
     else:
         pytest.fail("the thread stayed busy after the client disconnected")
-    text = "".join(
-        json.loads(f[6:]).get("delta", "")
-        for f in response.body.decode().split("\n\n")
-        if f.startswith("data: ")
-    )
+    text = "".join(e.get("delta", "") for e in parse_sse(response.body))
     assert text == "Fresh answer."

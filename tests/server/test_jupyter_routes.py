@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 from tornado.httpclient import HTTPClientError
 
+from tests.sse import sse_events as parse_sse
+
 CAMERA = {
     "name": "capture_image",
     "description": "webcam",
@@ -18,8 +20,7 @@ CAMERA = {
 def sse_events(raw: bytes) -> list[dict[str, Any]]:
     text = raw.decode()
     assert "\r" not in text
-    frames = [f for f in text.split("\n\n") if f.strip()]
-    return [json.loads(f[len("data: ") :]) for f in frames if f.startswith("data: ")]
+    return parse_sse(text)
 
 
 def run_body(thread: str, run: str, messages: list[dict[str, Any]], **extra: Any) -> str:

@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from tests.sse import sse_events as parse_sse
+
 
 @pytest.fixture
 def gth_script() -> list[Any]:
@@ -24,9 +26,7 @@ async def test_history_matches_the_streamed_ids(jp_fetch) -> None:
         {"threadId": "h", "runId": "r", "messages": [{"id": "u1", "role": "user", "content": "go"}]}
     )
     stream = await jp_fetch("gth", "agents", "default", "run", method="POST", body=body)
-    events = [
-        json.loads(f[6:]) for f in stream.body.decode().split("\n\n") if f.startswith("data: ")
-    ]
+    events = parse_sse(stream.body)
     history = json.loads((await jp_fetch("gth", "threads", "h")).body)
     messages = history["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant"]

@@ -15,6 +15,7 @@ from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.agent.checkpoint import CheckpointStore
 from gth_jupyter.config import GthConfig
 from gth_jupyter.server.standalone import make_app
+from tests.sse import sse_events as parse_sse
 
 KERNEL_TOOLS = ["list_variables", "describe_variable", "run_python"]
 SCRIPT: list[Any] = [
@@ -48,8 +49,7 @@ def body(thread: str, **gth: Any) -> str:
 
 
 def events(raw: bytes) -> list[dict[str, Any]]:
-    frames = [f for f in raw.decode().split("\n\n") if f.startswith("data: ")]
-    return [json.loads(f[len("data: ") :]) for f in frames]
+    return parse_sse(raw)
 
 
 async def test_info_lists_the_kernel_tools(jp_fetch) -> None:

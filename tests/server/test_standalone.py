@@ -18,6 +18,7 @@ from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.agent.checkpoint import CheckpointStore
 from gth_jupyter.config import GthConfig
 from gth_jupyter.server.standalone import make_app
+from tests.sse import sse_events as parse_sse
 
 TOKEN = "s3cret-s3cret-s3cret"
 
@@ -80,7 +81,7 @@ async def test_runs_on_both_route_spellings(client: httpx.AsyncClient) -> None:
         ) as response:
             assert response.headers["content-type"] == "text/event-stream"
             body = b"".join([chunk async for chunk in response.aiter_bytes()])
-        events = [json.loads(line[6:]) for line in body.decode().split("\n\n") if line]
+        events = parse_sse(body)
         assert events[0]["runId"] == run_id and events[-1]["type"] == "RUN_FINISHED"
 
 
@@ -145,7 +146,7 @@ def test_cli_reports_a_bad_config_clearly(tmp_path: Path) -> None:
 
 
 def sse_events(body: bytes) -> list[dict[str, object]]:
-    return [json.loads(f[6:]) for f in body.decode().split("\n\n") if f.startswith("data: ")]
+    return parse_sse(body)
 
 
 async def test_gaunt_sloths_documented_bodies_run_with_generated_ids(

@@ -16,6 +16,7 @@ from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.agent.checkpoint import CheckpointStore
 from gth_jupyter.config import load_config
 from gth_jupyter.server.standalone import make_app
+from tests.sse import sse_events as parse_sse
 
 from .mcp_server import free_port, serve_http
 
@@ -93,7 +94,7 @@ async def run(http: httpx.AsyncClient, run_id: str, **extra: Any) -> list[dict[s
     }
     response = await http.post("/agents/default/run", headers=AUTH, json=body)
     assert response.status_code == 200, response.text
-    return [json.loads(f[6:]) for f in response.text.split("\n\n") if f.startswith("data: ")]
+    return parse_sse(response.text)
 
 
 async def test_mcp_tools_run_end_to_end_and_ask_by_hint(served) -> None:

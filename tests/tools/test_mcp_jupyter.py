@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
+from tests.sse import sse_events as parse_sse
+
 SERVER = str(Path(__file__).with_name("mcp_server.py"))
 
 
@@ -40,8 +42,7 @@ def jp_server_config(jp_root_dir: Path) -> dict[str, Any]:
 
 
 def sse_events(raw: bytes) -> list[dict[str, Any]]:
-    frames = raw.decode().split("\n\n")
-    return [json.loads(f[6:]) for f in frames if f.startswith("data: ")]
+    return parse_sse(raw)
 
 
 async def test_a_run_calls_an_mcp_tool_and_info_reports_the_servers(jp_fetch, jp_serverapp) -> None:

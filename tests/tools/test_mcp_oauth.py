@@ -21,6 +21,7 @@ from gth_jupyter.agent.checkpoint import CheckpointStore
 from gth_jupyter.config import load_config
 from gth_jupyter.server.standalone import make_app
 from gth_jupyter.tools.mcp_oauth import FileTokenStorage, OAuthCallbacks
+from tests.sse import sse_events as parse_sse
 
 from .mcp_oauth_server import Provider, serve_protected
 from .mcp_server import free_port
@@ -55,8 +56,7 @@ class Host:
         }
         response = await self.http.post("/gth/agents/default/run", headers=AUTH, json=body)
         assert response.status_code == 200, response.text
-        frames = response.text.split("\n\n")
-        return [json.loads(f[6:]) for f in frames if f.startswith("data: ")]
+        return parse_sse(response.text)
 
     async def server_info(self) -> dict[str, Any]:
         info = (await self.http.get("/gth/info", headers=AUTH)).json()

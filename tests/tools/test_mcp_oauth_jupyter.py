@@ -16,6 +16,8 @@ import pytest
 import pytest_asyncio
 from tornado.httpclient import HTTPClientError
 
+from tests.sse import sse_events as parse_sse
+
 from .mcp_oauth_server import serve_protected
 
 
@@ -50,8 +52,7 @@ def jp_server_config(jp_root_dir: Path, protected_url: str) -> dict[str, Any]:
 
 
 def sse_events(raw: bytes) -> list[dict[str, Any]]:
-    frames = raw.decode().split("\n\n")
-    return [json.loads(f[6:]) for f in frames if f.startswith("data: ")]
+    return parse_sse(raw)
 
 
 async def run(jp_fetch: Any, run_id: str) -> list[dict[str, Any]]:
