@@ -1,0 +1,138 @@
+"""Threads belong to the user who created them, on a real Jupyter server whose identity
+provider names users (as JupyterHub's does): another user is answered as if the thread did not
+exist, and lists only their own threads."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from jupyter_server.auth.identity import IdentityProvider, User
+from tornado.httpclient import HTTPClientError
+
+from gth_jupyter.server.handlers import ADMIN_USERS_KEY
+from tests.sse import sse_events
+
+
+class HeaderIdentity(IdentityProvider):
+    """Token auth as usual; the user is the one the ``X-Test-User`` header names."""
+
+    async def get_user(self, handler: Any) -> User | None:
+        user = await super().get_user(handler)
+        name = handler.request.headers.get("X-Test-User")
+        return User(username=name) if user is not None and name else user
+
+
+@pytest.fixture
+def gth_script() -> list[Any]:
+    return ["One.", "Two.", "Three.", "Four.", "Five."]
+
+
+@pytest.fixture
+def jp_server_config(jp_server_config: dict[str, Any]) -> dict[str, Any]:
+    jp_server_config["ServerApp"]["identity_provider_class"] = HeaderIdentity
+    return jp_server_config
+
+
+def body(thread: str, run: str, text: str = "hi") -> str:
+    return json.dumps(
+        {
+            "threadId": thread,
+            "runId": run,
+            "messages": [{"id": f"u-{run}", "role": "user", "content": text}],
+        }
+    )
+
+
+async def as_user(jp_fetch: Any, user: str, *path: str, **kwargs: Any) -> Any:
+    headers = {"X-Test-User": user, **kwargs.pop("headers", {})}
+    return await jp_fetch("gth", *path, headers=headers, **kwargs)
+
+
+async def refused(jp_fetch: Any, user: str, *path: str, **kwargs: Any) -> tuple[int, str]:
+    with pytest.raises(HTTPClientError) as info:
+        await as_user(jp_fetch, user, *path, **kwargs)
+    response = info.value.response
+    assert response is not None
+    return info.value.code, json.loads(response.body)["code"]
+
+
+async def test_another_user_cannot_list_read_run_or_resume_a_thread(jp_fetch) -> None:
+    run = await as_user(
+        jp_fetch, "alice", "agents", "default", "run", method="POST", body=body("a1", "r1")
+    )
+    assert sse_events(run.body)[-1]["type"] == "RUN_FINISHED"
+
+    listed = json.loads((await as_user(jp_fetch, "alice", "threads")).body)["threads"]
+    assert [t["threadId"] for t in listed] == ["a1"] and listed[0]["owner"] == "alice"
+    assert json.loads((await as_user(jp_fetch, "bob", "threads")).body) == {"threads": []}
+
+    # Bob learns nothing: every route answers as for a thread that does not exist.
+    assert await refused(jp_fetch, "bob", "threads", "a1") == (404, "thread_not_found")
+    assert await refused(jp_fetch, "bob", "threads", "a1", "grants") == (404, "thread_not_found")
+    again = body("a1", "r2", "and now?")
+    assert await refused(
+        jp_fetch, "bob", "agents", "default", "run", method="POST", body=again
+    ) == (404, "thread_not_found")
+    answer = {"id": "tm", "role": "tool", "toolCallId": "call-1", "content": "a photo"}
+    resume = json.dumps({"threadId": "a1", "runId": "r3", "messages": [answer]})
+    refusal = await refused(jp_fetch, "bob", "agents", "default", "run", method="POST", body=resume)
+    assert refusal == (404, "thread_not_found")
+    # ... nor can he attach to Alice's run by its id.
+    assert await refused(jp_fetch, "bob", "runs", "r1", "events") == (404, "run_not_found")
+
+    # Alice's thread is untouched, and Bob's own thread works beside it.
+    view = json.loads((await as_user(jp_fetch, "alice", "threads", "a1")).body)
+    assert [m["role"] for m in view["messages"]] == ["user", "assistant"]
+    await as_user(jp_fetch, "bob", "agents", "default", "run", method="POST", body=body("b1", "r4"))
+    assert [
+        t["threadId"]
+        for t in json.loads((await as_user(jp_fetch, "bob", "threads")).body)["threads"]
+    ] == ["b1"]
+    assert [
+        t["threadId"]
+        for t in json.loads((await as_user(jp_fetch, "alice", "threads")).body)["threads"]
+    ] == ["a1"]
+
+
+async def test_the_listing_puts_the_latest_used_thread_first(jp_fetch) -> None:
+    for thread, run in (("first", "r1"), ("second", "r2"), ("first", "r3")):
+        await as_user(
+            jp_fetch, "alice", "agents", "default", "run", method="POST", body=body(thread, run)
+        )
+    listed = json.loads((await as_user(jp_fetch, "alice", "threads")).body)["threads"]
+    assert [t["threadId"] for t in listed] == ["first", "second"]
+    assert all(t["createdAt"] <= t["updatedAt"] for t in listed)
+
+
+async def test_an_admin_may_read_but_not_run_on_anothers_thread(jp_fetch, jp_serverapp) -> None:
+    jp_serverapp.web_app.settings[ADMIN_USERS_KEY] = ["carol"]
+    await as_user(
+        jp_fetch, "alice", "agents", "default", "run", method="POST", body=body("a1", "r1")
+    )
+    view = json.loads((await as_user(jp_fetch, "carol", "threads", "a1")).body)
+    assert view["messages"][0]["content"] == "hi"
+    everything = json.loads(
+        (await as_user(jp_fetch, "carol", "threads", params={"all": "true"})).body
+    )
+    assert [t["owner"] for t in everything["threads"]] == ["alice"]
+    assert json.loads((await as_user(jp_fetch, "carol", "threads")).body) == {"threads": []}
+    assert await refused(
+        jp_fetch, "carol", "agents", "default", "run", method="POST", body=body("a1", "r2")
+    ) == (404, "thread_not_found")
+    # Without the admin role, ?all=true lists one's own threads only.
+    mine = json.loads((await as_user(jp_fetch, "bob", "threads", params={"all": "true"})).body)
+    assert mine == {"threads": []}
+
+
+async def test_anonymous_jupyter_logins_share_the_servers_threads(jp_fetch, jp_serverapp) -> None:
+    """With Jupyter's own token login every request is a fresh anonymous user: the server's
+    owner owns every thread, so a thread made by one request is readable by the next."""
+    jp_serverapp.identity_provider.__class__ = IdentityProvider
+    await jp_fetch("gth", "agents", "default", "run", method="POST", body=body("t", "r1"))
+    view = json.loads((await jp_fetch("gth", "threads", "t")).body)
+    assert [m["role"] for m in view["messages"]] == ["user", "assistant"]
+    assert [
+        t["threadId"] for t in json.loads((await jp_fetch("gth", "threads")).body)["threads"]
+    ] == ["t"]
