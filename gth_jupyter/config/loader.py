@@ -196,6 +196,13 @@ def _origin(path: KeyPath, origins: Origins) -> Path | None:
     return None
 
 
+def _is_service_url(key_path: KeyPath) -> bool:
+    """A key that looks like a database or Redis URL (``databaseUrl``, ``redis_url``...)."""
+    key = str(key_path[-1]).lower().replace("_", "").replace("-", "")
+    services = ("database", "db", "postgres", "postgresql", "pg", "redis", "checkpointer")
+    return any(key in (f"{s}url", f"{s}uri", f"{s}dsn") for s in services)
+
+
 def _report_unknown(config: GthConfig, origins: Origins) -> None:
     """Warn about keys the schema does not define and names that are not built-in tools.
 
@@ -203,6 +210,13 @@ def _report_unknown(config: GthConfig, origins: Origins) -> None:
     """
     for key_path in iter_unknown_keys(config):
         if is_gaunt_sloth_only(key_path):
+            continue
+        if _is_service_url(key_path):
+            report(
+                f"'{format_key_path(key_path)}' in {_origin(key_path, origins)} is ignored: "
+                "database and Redis URLs carry credentials, which belong in the environment "
+                "($GTH_JUPYTER_DATABASE_URL, $GTH_JUPYTER_REDIS_URL), not in a project file"
+            )
             continue
         file = _origin(key_path, origins)
         report(f"Unknown configuration key '{format_key_path(key_path)}' in {file}")

@@ -351,6 +351,10 @@ class GthConfig(_Tools):
     #: written; in a ``.gsloth.config.py`` also LangChain tool objects (kept in ``live``).
     tools: list[dict[str, Any]] = []
     aiignore: AiignoreConfig | None = None
+    #: How long a run's lease on its thread outlives a server that stopped renewing it (the
+    #: shared postgres store), when the host sets none. The database URL itself is never read
+    #: from a config file: credentials belong in the environment (see the loader's warning).
+    run_lease_seconds: float = Field(default=30.0, ge=1)
     # Not part of the file: live objects from a .gsloth.config.py (a chat model, tools,
     # middleware instances), referenced from the data by markers (see live.py).
     _sources: list[Path] = PrivateAttr(default_factory=list)

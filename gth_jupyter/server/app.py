@@ -10,14 +10,21 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_server.extension.application import ExtensionApp
-from traitlets import Enum, Int, Unicode
+from traitlets import Enum, Float, Int, Unicode, observe
 
 from ..agent import AgentRegistry, CheckpointStore
 from ..agui import DEFAULT_MAX_BODY_BYTES
 from ..config import load_config
 from ..kernel import KernelPool
+from ..store.postgres_env import (
+    DATABASE_URL_VAR,
+    REDIS_URL_VAR,
+    postgres_missing,
+    take_service_urls,
+)
 from .handlers import HANDLERS
 from .routes import KERNELS_KEY, MAX_BODY_KEY, REGISTRY_KEY, route_table
+from .token import make_non_dumpable
 
 __all__ = ["NOTEBOOK_COMMAND", "GthJupyterApp"]
 
@@ -38,10 +45,30 @@ class GthJupyterApp(ExtensionApp):
         "root directory upward, over ~/.gsloth/.gsloth.config.json.",
     )
     checkpointer = Enum(
-        ["sqlite", "memory"],
+        ["sqlite", "memory", "postgres"],
         default_value="sqlite",
         config=True,
-        help="Where threads are kept: an SQLite file (survives restarts) or memory.",
+        help="Where threads are kept: an SQLite file (survives restarts), memory, or a "
+        "PostgreSQL database shared by many servers (see database_url).",
+    )
+    database_url = Unicode(
+        "",
+        config=True,
+        help=f"The PostgreSQL URL of the postgres checkpointer; ${DATABASE_URL_VAR} takes "
+        "precedence (and is the better place: a URL with a password does not belong in a "
+        "config file or on a command line). Never read from .gsloth.config.json.",
+    )
+    redis_url = Unicode(
+        "",
+        config=True,
+        help=f"The Redis URL for run journals shared by many servers; ${REDIS_URL_VAR} takes "
+        "precedence.",
+    )
+    run_lease_seconds = Float(
+        30.0,
+        config=True,
+        help="How long a run's lease on its thread outlives a server that stopped renewing it "
+        "(postgres); default: runLeaseSeconds of the configuration, else 30.",
     )
     checkpoint_path = Unicode(
         "",
@@ -57,15 +84,43 @@ class GthJupyterApp(ExtensionApp):
 
     registry: AgentRegistry
     kernels: KernelPool | None = None
+    #: The database and Redis URLs in effect (environment over settings), once initialized.
+    database_url_resolved: str | None = None
+    redis_url_resolved: str | None = None
+    _lease_given = False
+
+    @observe("run_lease_seconds")
+    def _run_lease_seconds_given(self, change: Any) -> None:
+        self._lease_given = True
 
     # The widget bundle, served at {base_url}static/gth_jupyter/ and cached by the browser.
     static_paths = [str(STATIC_DIR)]  # type: ignore[assignment]
 
     def initialize_settings(self) -> None:
+        self._take_service_urls()
         root = Path(self.serverapp.root_dir if self.serverapp else ".").expanduser()
         config = load_config(self.config_file or None, cwd=root)
-        store = CheckpointStore(self.checkpointer, self.checkpoint_path or None)
+        lease = self.run_lease_seconds if self._lease_given else config.run_lease_seconds
+        refusal: Exception | None = None
+        try:
+            if self.checkpointer == "postgres":
+                missing = postgres_missing()
+                if missing is not None:
+                    raise ValueError(missing)
+            store = CheckpointStore(
+                self.checkpointer,
+                self.checkpoint_path or None,
+                url=self.database_url_resolved,
+                lease_seconds=lease,
+            )
+        except ValueError as exc:
+            # The server still starts (the rest of Jupyter works); the agent refuses, saying why.
+            self.log.error("gth-jupyter: %s", exc)
+            refusal = exc
+            store = CheckpointStore("memory")
         self.registry = AgentRegistry(config, command=NOTEBOOK_COMMAND, store=store, cwd=root)
+        if refusal is not None and self.registry.build_error is None:
+            self.registry.build_error = refusal
         limit = config.for_command(NOTEBOOK_COMMAND).max_body_bytes
         if self.max_body_bytes != DEFAULT_MAX_BODY_BYTES:
             limit = self.max_body_bytes
@@ -77,6 +132,16 @@ class GthJupyterApp(ExtensionApp):
         )
         info = self.registry.info()
         self.log.info("gth-jupyter: agent ready on %s (%s)", info["model"], info["provider"])
+
+    def _take_service_urls(self) -> None:
+        """The URLs from the environment (else the settings), out of ``os.environ`` before
+        any kernel, shell tool or MCP server starts; non-dumpable, so that a kernel of the same
+        user cannot read them from ``/proc/<pid>/environ`` either."""
+        found = take_service_urls()
+        if found.any:
+            make_non_dumpable()
+        self.database_url_resolved = found.database or self.database_url or None
+        self.redis_url_resolved = found.redis or self.redis_url or None
 
     def initialize_handlers(self) -> None:
         self.handlers.extend(route_table(HANDLERS))

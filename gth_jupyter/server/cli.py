@@ -1,4 +1,6 @@
-"""The ``gth-jupyter`` command: ``serve`` starts the standalone AG-UI server.
+"""The ``gth-jupyter`` command: ``serve`` starts the standalone AG-UI server; ``db provision``
+gives a user a role and schema of their own in the shared database (see
+:mod:`gth_jupyter.store.provision`).
 
 Before anything heavy is imported, ``serve`` hardens its own process (see :mod:`.token`): it
 marks itself non-dumpable, reads the token from ``--token-file``, ``$GTH_JUPYTER_TOKEN`` or
@@ -12,9 +14,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import ipaddress
+import os
 import secrets
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .token import (
     ENV_VAR,
@@ -28,9 +32,17 @@ from .token import (
     token_in_command_line,
 )
 
+if TYPE_CHECKING:
+    from ..store.postgres_env import ServiceUrls
+
 __all__ = ["API_COMMAND", "main"]
 
 API_COMMAND = "api"
+#: The checkpointer kinds (as gth_jupyter.store.KINDS, without importing the store yet).
+KINDS = ("sqlite", "memory", "postgres")
+# As in gth_jupyter.store.postgres_env, which imports the store (not before main()'s checks).
+DATABASE_URL_VAR = "GTH_JUPYTER_DATABASE_URL"
+ADMIN_URL_VAR = "GTH_JUPYTER_ADMIN_DATABASE_URL"
 _DESCRIPTION = "The gth-jupyter command: serve starts the standalone AG-UI server."
 
 
@@ -59,9 +71,22 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("-c", "--config", help="A .gsloth.config.json(c) file to use.")
     serve.add_argument(
-        "--memory", action="store_true", help="Keep threads in memory, not in SQLite."
+        "--memory", action="store_true", help="Keep threads in memory (--checkpointer memory)."
+    )
+    serve.add_argument(
+        "--checkpointer",
+        choices=KINDS,
+        help=f"Where threads are kept (default: sqlite): an SQLite file, memory, or a "
+        f"PostgreSQL database shared by many servers, whose URL comes from "
+        f"${DATABASE_URL_VAR} (never from a flag: command lines are visible to every user).",
     )
     serve.add_argument("--checkpoint-path", help="SQLite file for threads.")
+    serve.add_argument(
+        "--run-lease-seconds",
+        type=float,
+        help="How long a run's lease on its thread outlives a server that stopped renewing "
+        "it (postgres; default: runLeaseSeconds of the configuration, else 30).",
+    )
     serve.add_argument(
         "--command",
         dest="config_command",
@@ -69,7 +94,32 @@ def _parser() -> argparse.ArgumentParser:
         help="The configuration command to run as (default: api, which answers no approvals; "
         "notebook asks the client through AG-UI interrupts).",
     )
+    db = commands.add_parser("db", help="Manage the shared PostgreSQL database.")
+    db_commands = db.add_subparsers(dest="db_command", required=True)
+    provision = db_commands.add_parser(
+        "provision",
+        help=f"Create or refresh a user's role and schema (with a new password) and print the "
+        f"user's database URL; the superuser URL comes from ${ADMIN_URL_VAR}.",
+    )
+    provision.add_argument("user", help="The user's name (e.g. their JupyterHub name).")
     return parser
+
+
+def _provision(user: str) -> int:
+    admin = os.environ.get(ADMIN_URL_VAR)
+    if not admin:
+        print(f"gth-jupyter: set ${ADMIN_URL_VAR} to a superuser database URL.", file=sys.stderr)
+        return 2
+    from ..store.postgres_env import postgres_missing
+
+    missing = postgres_missing()
+    if missing is not None:
+        print(f"gth-jupyter: {missing}", file=sys.stderr)
+        return 2
+    from ..store.provision import provision_user
+
+    print(asyncio.run(provision_user(admin, user)), flush=True)
+    return 0
 
 
 def _is_loopback(host: str) -> bool:
@@ -95,13 +145,34 @@ def _token(args: argparse.Namespace) -> tuple[str, bool]:
     return secrets.token_urlsafe(24), True
 
 
-async def serve(args: argparse.Namespace, token: str, generated: bool) -> int:
+def _checkpointer(args: argparse.Namespace, urls: ServiceUrls) -> str:
+    """The checkpointer kind; raises :class:`ValueError` for a choice that cannot work."""
+    from ..store.postgres_env import postgres_missing
+
+    if args.memory and args.checkpointer not in (None, "memory"):
+        raise ValueError(f"--memory contradicts --checkpointer {args.checkpointer}.")
+    kind: str = "memory" if args.memory else (args.checkpointer or "sqlite")
+    if args.run_lease_seconds is not None and args.run_lease_seconds < 1:
+        raise ValueError("--run-lease-seconds must be at least 1.")
+    if kind == "postgres":
+        missing = postgres_missing()
+        if missing is not None:
+            raise ValueError(missing)
+        if not urls.database:
+            raise ValueError(f"--checkpointer postgres needs ${DATABASE_URL_VAR}.")
+    return kind
+
+
+async def serve(
+    args: argparse.Namespace, token: str, generated: bool, urls: ServiceUrls | None = None
+) -> int:
     # Imported here, not at the top: the checks in main() run before these ~1.5 s of imports.
     import gc
     import signal
 
     from ..agent import AgentRegistry, CheckpointStore
     from ..config import ConfigError, load_config
+    from ..store.postgres_env import ServiceUrls
     from .standalone import make_app
 
     try:
@@ -109,7 +180,14 @@ async def serve(args: argparse.Namespace, token: str, generated: bool) -> int:
     except ConfigError as exc:
         print(f"gth-jupyter: {exc}", file=sys.stderr)
         return 2
-    store = CheckpointStore("memory" if args.memory else "sqlite", args.checkpoint_path)
+    urls = urls or ServiceUrls(None, None)
+    try:
+        kind = _checkpointer(args, urls)
+    except ValueError as exc:
+        print(f"gth-jupyter: {exc}", file=sys.stderr)
+        return 2
+    lease = args.run_lease_seconds or config.run_lease_seconds
+    store = CheckpointStore(kind, args.checkpoint_path, url=urls.database, lease_seconds=lease)
     registry = AgentRegistry(config, command=args.config_command, store=store, kernels=False)
     if registry.build_error is not None:
         print(f"gth-jupyter: {registry.build_error}", file=sys.stderr)
@@ -149,6 +227,8 @@ async def serve(args: argparse.Namespace, token: str, generated: bool) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.subcommand == "db":
+        return _provision(args.user)
     if args.subcommand != "serve":
         return 2  # pragma: no cover - argparse enforces the subcommand
     # First of all: the environment this process started with may already hold the token, and
@@ -170,7 +250,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.token is not None and token_in_command_line(args.token):
         reexec_without_token(token)  # returns only where it cannot, after a warning
-    return asyncio.run(serve(args, token, generated))
+    # After the re-exec (whose new image inherits os.environ): out of the environment of every
+    # child (shell tools, MCP servers), and the process is already non-dumpable.
+    from ..store.postgres_env import take_service_urls
+
+    urls = take_service_urls()
+    return asyncio.run(serve(args, token, generated, urls))
 
 
 if __name__ == "__main__":
