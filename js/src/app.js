@@ -5,7 +5,7 @@
 
 import { randomUUID } from "@ag-ui/client";
 import { ChatController } from "./chat.js";
-import { announce, claim, giveUp, onNews, waitForTurn, waitOutBusy } from "./order.js";
+import { announce, claim, giveUp, onNews, pause, waitForTurn, waitOutBusy } from "./order.js";
 import { createRegistry } from "./tools/registry.js";
 import { TranscriptView } from "./transcript.js";
 import { wireGrants } from "./view/grants.js";
@@ -162,6 +162,11 @@ export function mount({ model, el, css, env = {} }) {
       env: env.toolEnv,
       turnId,
       kernelId: model.get("kernel_id") || "",
+      // Over HTTP a run goes on when the page reloads or the connection drops, and is
+      // re-attached to (src/reattach.js); Stop then tells the server to stop it.
+      detach: backend.detach,
+      eventsUrl: backend.eventsUrl ?? undefined,
+      cancelRun: backend.cancelRun ?? undefined,
     });
     chat.on((e) => view.handle(e));
     // What the person allowed without asking (approvals granted for the thread or the session),
@@ -216,13 +221,17 @@ export function mount({ model, el, css, env = {} }) {
       if (!model.get("model_label")) view.setHeader({ modelLabel: [i.provider, i.model].filter(Boolean).join(" · "), offline: Boolean(i.offline) });
     });
     let sent = false;
+    /** @type {string | null} the run in flight this view follows (after a reload) */
+    let follow = null;
     try {
       // A `%gth <prompt>` cell shows its own turn; `%gth` alone, the whole thread.
       const thread = await backend.history(threadId, turnId || undefined);
       if (disposed) return;
       if (thread.messages.length) chat.setHistory(thread.messages);
       if (thread.state && typeof thread.state === "object") view.log.setState(thread.state); // the event log's state view, after a reload
-      chat.restoreInterrupts(thread.interrupts); // approvals still waiting get their cards again
+      follow = backend.eventsUrl ? runToFollow(thread, turnId) : null;
+      // approvals still waiting get their cards again (a run in flight says its own at its end)
+      if (!follow) chat.restoreInterrupts(thread.interrupts);
       sent = Boolean(turnId) && thread.turns.some((/** @type {any} */ t) => t.turnId === turnId);
       // A reload never sends the turn again: a prompt left over from before it is dropped.
       if (sent) clearPending();
@@ -233,6 +242,30 @@ export function mount({ model, el, css, env = {} }) {
     void info.then((i) => !disposed && i && showNotices(i));
     for (const e of registry.errors) view.addNote(`Browser tool '${e.name}' is not available: ${e.message}`, "warning");
     ready = { threadId, turnsOf: async (turn) => (await backend.history(threadId, turn)).turns, sent };
+    /**
+     * The run could not be followed (its events are no longer kept): wait until the thread
+     * is free, then show what the server has.
+     */
+    const settle = async () => {
+      view.setWaiting({ text: "Waiting for the run in progress on this conversation…" });
+      try {
+        for (;;) {
+          const thread = await backend.history(threadId, turnId || undefined).catch(() => null);
+          if (disposed || !chat) return;
+          if (thread && !thread.busy) {
+            if (chat.running) return;
+            chat.setHistory(thread.messages);
+            chat.restoreInterrupts(thread.interrupts);
+            announce(threadId, gone);
+            return void sendPending();
+          }
+          await pause(2000, gone.signal).catch(() => {});
+          if (gone.signal.aborted) return;
+        }
+      } finally {
+        if (!disposed) view.setWaiting(null);
+      }
+    };
     if (!turnId) {
       // `%gth` alone shows the whole thread: it follows the turns other cells of this page run.
       const refresh = async () => {
@@ -245,6 +278,15 @@ export function mount({ model, el, css, env = {} }) {
       stopNews = onNews(threadId, () => void refresh(), gone);
     }
     view.setReady(true, threadId);
+    if (follow) {
+      // The run this cell started is still going (the page was reloaded): it is followed
+      // live, from the history on; Stop stops it. Before the first await, so sendPending
+      // below finds the chat running.
+      const runId = follow;
+      void chat.reattach(runId).then((how) => {
+        if (how === "gone" && !disposed) void settle();
+      });
+    }
     void sendPending();
   })().catch((err) => view.addError("widget_error", String(err?.message || err)));
 
@@ -260,6 +302,22 @@ export function mount({ model, el, css, env = {} }) {
     model.off("change:show_event_log", showLog);
     view.destroy();
   };
+}
+
+/**
+ * The run in flight this view should follow after a reload, or null: the thread's run, when
+ * this view shows the whole thread, or when it is this cell's turn (the server names the run's
+ * turn, or this turn is the thread's last and not done).
+ * @param {{ run: { runId: string, turnId?: string } | null, turns: any[] }} thread
+ * @param {string} turnId
+ */
+export function runToFollow(thread, turnId) {
+  const run = thread.run;
+  if (!run) return null;
+  if (!turnId) return run.runId;
+  if (typeof run.turnId === "string") return run.turnId === turnId ? run.runId : null;
+  const last = thread.turns.at(-1);
+  return last?.turnId === turnId && !last.done ? run.runId : null;
 }
 
 /** The sign-in page of an MCP server waiting for OAuth, if it is an http(s) URL. */

@@ -9,6 +9,7 @@
 import { HttpAgent, randomUUID } from "@ag-ui/client";
 import { ActivityStore } from "./a2ui/activity.js";
 import { blocksThread, isInterrupt } from "./interrupts.js";
+import { ReplayFilter } from "./reattach.js";
 import { StreamedText } from "./streamtext.js";
 import { errorOf, toContent } from "./tools/registry.js";
 
@@ -32,7 +33,8 @@ export const MAX_ROUNDS = 64;
 export class ChatController {
   /**
    * @param {{ url: string, threadId: string, registry: ToolRegistry, fetch?: any, ui?: ToolUi,
-   *   maxRounds?: number, agent?: any, env?: any, turnId?: string, kernelId?: string }} opts
+   *   maxRounds?: number, agent?: any, env?: any, turnId?: string, kernelId?: string,
+   *   detach?: boolean, eventsUrl?: (runId: string) => string, cancelRun?: (runId: string) => Promise<unknown> }} opts
    */
   constructor(opts) {
     this.registry = opts.registry;
@@ -43,7 +45,25 @@ export class ChatController {
     this.turnId = opts.turnId || "";
     /** The notebook's kernel, so the server's kernel tools reach this notebook's variables. */
     this.kernelId = opts.kernelId || "";
-    this.agent = opts.agent ?? new HttpAgent({ url: opts.url, threadId: opts.threadId, fetch: opts.fetch });
+    /** Runs go on on the server when the connection drops (HTTP; src/reattach.js). */
+    this.detach = Boolean(opts.detach);
+    /** `gth/runs/{runId}/events`: where a run in flight is re-attached to (HTTP only). */
+    this.eventsUrl = opts.eventsUrl ?? null;
+    /** Tells the server to stop a run (a detached run outlives its connection). */
+    this.cancelRun = opts.cancelRun ?? null;
+    /** The run in flight, and the URL its events are read from when it is re-attached. */
+    /** @type {string | null} */
+    this.runId = null;
+    /** @type {string | null} */
+    this.attachUrl = null;
+    const post = opts.fetch ?? ((/** @type {string} */ u, /** @type {any} */ i) => globalThis.fetch(u, i));
+    // A re-attach reads the run's events (GET) instead of posting a new run; the official
+    // client runs it like any other, so its events are applied and shown the same way.
+    const fetch = (/** @type {string} */ url, /** @type {any} */ init = {}) =>
+      this.attachUrl
+        ? post(this.attachUrl, { method: "GET", headers: { Accept: "text/event-stream" }, signal: init.signal })
+        : post(url, init);
+    this.agent = opts.agent ?? new HttpAgent({ url: opts.url, threadId: opts.threadId, fetch });
     /** @type {Set<(e: ChatEvent) => void>} */
     this.listeners = new Set();
     this.running = false;
@@ -157,20 +177,43 @@ export class ChatController {
     return true;
   }
 
+  /**
+   * Follow the run `runId` that is in flight on the server (after a reload): its events from
+   * the start, minus those of what the history already shows (`setHistory` first), then on
+   * as after any run: interrupts get their cards, browser tools run and the thread resumes.
+   * Resolves "gone" when the server no longer has the run's events (`404 run_not_found`,
+   * `410 events_expired`; nothing is shown then), else true; false when it could not start.
+   * @param {string} runId
+   * @returns {Promise<boolean | "gone">}
+   */
+  async reattach(runId) {
+    if (this.running || !this.eventsUrl || !runId) return false;
+    this.turnUserId = null;
+    const gone = await this.#loop({ attach: runId });
+    return gone ? "gone" : true;
+  }
+
   /** Stop the run in flight; latches so no tool result is sent after it. */
   stop() {
     if (!this.running) return;
     this.stopped = true;
     this.toolAbort?.abort();
+    // A detached run outlives its connection: the server is told to stop it.
+    if (this.runId && this.cancelRun) void this.cancelRun(this.runId).catch(() => {});
     this.agent.abortRun();
   }
 
-  /** @param {object} params */
+  /**
+   * @param {{ attach?: string, resume?: any[] }} params
+   * @returns {Promise<boolean>} whether the run to re-attach to was gone
+   */
   async #loop(params) {
     this.running = true;
     this.stopped = false;
+    let gone = false;
     this.emit({ type: "run-state", running: true });
     try {
+      /** @type {any} */
       let next = params;
       for (let round = 1; ; round++) {
         if (round > this.maxRounds) {
@@ -183,7 +226,8 @@ export class ChatController {
         }
         const finished = await this.#runOnce(next);
         next = {};
-        if (this.stopped || !finished) break;
+        if (finished === "gone") gone = true;
+        if (this.stopped || !finished || finished === "gone") break;
         if (finished.outcome === "interrupt") {
           this.emit({ type: "interrupt", interrupts: finished.interrupts });
           break;
@@ -201,11 +245,22 @@ export class ChatController {
       if (this.stopped) this.emit({ type: "stopped" });
       this.emit({ type: "run-state", running: false });
     }
+    return gone;
   }
 
-  /** One HTTP (or comm) run. Resolves with how it finished, or null after a failure. */
-  async #runOnce(/** @type {object} */ params) {
+  /**
+   * One HTTP (or comm) run, or a re-attach to one (`params.attach`: its runId). Resolves with
+   * how it finished, null after a failure, "gone" when the run to re-attach to is not kept.
+   * @param {{ attach?: string, resume?: any[] }} params
+   */
+  async #runOnce(params) {
+    const { attach, ...input } = params;
     this.emit({ type: "request" }); // one run's POST goes out (the event log's diagram draws it)
+    const runId = attach || randomUUID();
+    this.runId = runId;
+    this.attachUrl = attach && this.eventsUrl ? this.eventsUrl(attach) : null;
+    // What the history shows already is not shown again when the run is replayed.
+    const replay = attach ? new ReplayFilter(this.agent.messages) : null;
     /** @type {any} */
     let finished = null;
     /** @type {any} */
@@ -215,6 +270,7 @@ export class ChatController {
     const subscriber = {
       ...streamed.subscriber(),
       onEvent: (/** @type {any} */ { event }) => {
+        if (replay?.skip(event)) return { stopPropagation: true };
         this.emit({ type: "agui", event });
         if (event.type === "ACTIVITY_SNAPSHOT" || event.type === "ACTIVITY_DELTA") this.#onActivity(event);
       },
@@ -232,11 +288,16 @@ export class ChatController {
     };
     try {
       const forwardedProps = this.#forwardedProps();
-      await this.agent.runAgent({ ...params, tools: this.registry.declarations(), forwardedProps }, subscriber);
+      await this.agent.runAgent({ ...input, runId, tools: this.registry.declarations(), forwardedProps }, subscriber);
     } catch (err) {
       failure = err;
+    } finally {
+      this.attachUrl = null;
+      this.runId = null;
     }
     streamed.flush(this.agent);
+    const refused = failure?.payload?.code;
+    if (attach && !this.stopped && (refused === "run_not_found" || refused === "events_expired")) return "gone";
     if (failure && !this.stopped && !isAbort(failure)) {
       const payload = failure.payload && typeof failure.payload === "object" ? failure.payload : null;
       this.emit({
@@ -276,7 +337,11 @@ export class ChatController {
     const gth = {};
     if (this.turnId) gth.turnId = this.turnId;
     if (this.kernelId) gth.kernelId = this.kernelId;
-    return Object.keys(gth).length ? { gth } : undefined;
+    /** @type {{ gth?: object, detach?: true }} */
+    const props = {};
+    if (Object.keys(gth).length) props.gth = gth;
+    if (this.detach) props.detach = true; // the run goes on if the connection drops (reattach.js)
+    return Object.keys(props).length ? props : undefined;
   }
 
   /** Pending calls this browser can answer, from this turn only, each at most once. */

@@ -21,14 +21,17 @@ export const CLIENT_TOOL_REASON = "tool_call";
  * The server's copy of a thread (`GET gth/threads/{id}`, or the comm `history` reply): its
  * messages and the interrupts it waits on.
  * @param {any} body
- * @returns {{ messages: any[], interrupts: Interrupt[] }}
+ * @returns {{ messages: any[], interrupts: Interrupt[], turns: any[], busy: boolean, run: { runId: string, turnId?: string } | null }}
  */
 export function threadOf(body) {
   const messages = Array.isArray(body?.messages) ? body.messages : [];
   const interrupts = Array.isArray(body?.interrupts) ? body.interrupts.filter(isInterrupt) : [];
   // Widget turns in order, each `{turnId, done}` (src/order.js); absent from old servers.
   const turns = Array.isArray(body?.turns) ? body.turns.filter((/** @type {any} */ t) => typeof t?.turnId === "string") : [];
-  return { messages, interrupts, turns, busy: Boolean(body?.busy) };
+  // The run in flight, to re-attach to (`GET gth/runs/{runId}/events`); absent from old servers.
+  const runId = body?.run?.runId;
+  const run = typeof runId === "string" && runId ? { ...body.run, runId } : null;
+  return { messages, interrupts, turns, busy: Boolean(body?.busy), run };
 }
 
 /** @returns {i is Interrupt} */

@@ -6,6 +6,7 @@
 
 import { abortError, commRequest, listen, newRequestId } from "./comm.js";
 import { threadOf } from "./interrupts.js";
+import { resumableFetch } from "./reattach.js";
 
 /** @typedef {import("./comm.js").AnyModel} AnyModel */
 /** @typedef {(url: string, init?: RequestInit) => Promise<Response>} FetchFn */
@@ -284,6 +285,10 @@ export function createBackend(kind, { model, baseUrl, fetchImpl, doc, infoTimeou
       kind,
       fetch: slicedFetch(commFetch(model)),
       runUrl: (/** @type {string} */ agent) => `comm:gth/agents/${encodeURIComponent(agent)}/run`,
+      /** The run lives in the kernel, and ends with it: nothing to detach or re-attach to. */
+      detach: false,
+      eventsUrl: null,
+      cancelRun: null,
       /** @param {string} threadId @param {string} [turnId] only that widget turn's messages */
       async history(threadId, turnId) {
         const reply = await commRequest(model, "history", { extra: turnId ? { threadId, turnId } : { threadId } });
@@ -318,8 +323,21 @@ export function createBackend(kind, { model, baseUrl, fetchImpl, doc, infoTimeou
   };
   return {
     kind,
-    fetch: slicedFetch(f),
+    // A run's stream that breaks is picked up again where it broke (src/reattach.js).
+    fetch: slicedFetch(resumableFetch(f, { baseUrl })),
     runUrl: (/** @type {string} */ agent) => `${baseUrl}gth/agents/${encodeURIComponent(agent)}/run`,
+    /** Runs over HTTP go on when their connection drops (`forwardedProps.detach`). */
+    detach: true,
+    /** Where a run in flight is followed from (after a reload). @param {string} runId */
+    eventsUrl: (runId) => `${baseUrl}gth/runs/${encodeURIComponent(runId)}/events`,
+    /**
+     * Stop a run on the server (Stop: a detached run outlives its connection). A server
+     * without the route answers 404/405, which is ignored.
+     * @param {string} runId
+     */
+    async cancelRun(runId) {
+      await f(`${baseUrl}gth/runs/${encodeURIComponent(runId)}`, { method: "DELETE" }).catch(() => null);
+    },
     /** @param {string} threadId @param {string} [turnId] only that widget turn's messages */
     async history(threadId, turnId) {
       const query = turnId ? `?turn=${encodeURIComponent(turnId)}` : "";

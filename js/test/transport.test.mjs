@@ -132,6 +132,7 @@ test("comm backend: history over the comm", async () => {
     interrupts: [{ id: "i1", reason: "confirmation", message: "Run ls?" }],
     turns: [],
     busy: false,
+    run: null,
   });
 });
 
@@ -145,7 +146,7 @@ test("http backend: run URL, history and info", async () => {
   };
   const backend = createBackend("http", { model: fakeModel(), baseUrl: "/base/", fetchImpl, doc: null });
   assert.equal(backend.runUrl("default"), "/base/gth/agents/default/run");
-  assert.deepEqual(await backend.history("a b"), { messages: [{ id: "1", role: "user", content: "hi" }], interrupts: [], turns: [], busy: false });
+  assert.deepEqual(await backend.history("a b"), { messages: [{ id: "1", role: "user", content: "hi" }], interrupts: [], turns: [], busy: false, run: null });
   assert.equal(calls[0], "/base/gth/threads/a%20b");
   await backend.history("a b", "turn-1&x");
   assert.equal(calls[1], "/base/gth/threads/a%20b?turn=turn-1%26x");
