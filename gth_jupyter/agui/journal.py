@@ -161,13 +161,16 @@ class Journals(Protocol):
 class LocalJournals:
     """Journals kept in this process only."""
 
-    def __init__(self, *, retain: float = RETAIN_SECONDS) -> None:
+    def __init__(
+        self, *, retain: float = RETAIN_SECONDS, max_bytes: int = MAX_JOURNAL_BYTES
+    ) -> None:
         self.retain = retain
+        self.max_bytes = max_bytes
         self._runs: dict[str, RunJournal] = {}
         self._expiry: dict[str, asyncio.TimerHandle] = {}
 
     def open(self, run_id: str, thread_id: str, owner: str) -> RunJournal:
-        journal = RunJournal(run_id, thread_id, owner)
+        journal = RunJournal(run_id, thread_id, owner, max_bytes=self.max_bytes)
         self._runs[run_id] = journal
         return journal
 
