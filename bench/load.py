@@ -64,6 +64,7 @@ from stream_overhead import (
     machine,
     new_id,
     post_run,
+    print_profile,
     process_cpu_seconds,
     run_body,
     script_text,
@@ -119,6 +120,8 @@ class Outcome:
     servers: list[dict[str, Any]] = field(default_factory=list)
     machine_busy: float | None = None
     load: list[float] | None = None
+    listen_overflows: int | None = None
+    shared: str | None = None
 
 
 # -- measuring processes and the machine ---------------------------------------------------------
@@ -144,6 +147,20 @@ def machine_busy_ticks() -> tuple[int, int] | None:
     values = [int(x) for x in first[1:9]]  # user nice system idle iowait irq softirq steal
     idle = values[3] + values[4]
     return sum(values) - idle, sum(values)
+
+
+def listen_overflows() -> int | None:
+    """``TcpExt: ListenOverflows`` of this network namespace: connections whose handshake was
+    dropped because a listening socket's accept queue was full (the client retries in ~1 s)."""
+    try:
+        lines = Path("/proc/net/netstat").read_text().splitlines()
+    except OSError:
+        return None
+    for names, values in zip(lines[::2], lines[1::2], strict=False):
+        if names.startswith("TcpExt:"):
+            table = dict(zip(names.split()[1:], values.split()[1:], strict=True))
+            return int(table["ListenOverflows"]) if "ListenOverflows" in table else None
+    return None
 
 
 # -- services and the shared database ------------------------------------------------------------
@@ -191,6 +208,28 @@ def fresh_database(admin: str) -> Iterator[str]:
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def shared_state(db: str, redis: str) -> str:
+    """What the servers left in the shared stores: threads checkpointed in PostgreSQL, keys in
+    Redis (none means the servers did not use Redis)."""
+    found: list[str] = []
+    try:
+        import psycopg
+
+        with psycopg.connect(db, autocommit=True) as conn:
+            row = conn.execute("SELECT count(DISTINCT thread_id) FROM checkpoints").fetchone()
+        found.append(f"{row[0] if row else 0} threads checkpointed in PostgreSQL")
+    except Exception as exc:
+        found.append(f"PostgreSQL checkpoints not readable ({type(exc).__name__}: {exc})")
+    try:
+        import redis as redis_client
+
+        keys = redis_client.Redis.from_url(redis).dbsize()
+        found.append(f"{keys} keys in Redis" + (" (serve did not use Redis)" if not keys else ""))
+    except Exception as exc:
+        found.append(f"Redis not readable ({type(exc).__name__}: {exc})")
+    return ", ".join(found)
 
 
 def serve_supports_postgres() -> str | None:
@@ -267,11 +306,27 @@ async def start_process(
         await asyncio.gather(*drains, return_exceptions=True)
 
 
-def ours_command(s: Settings, config: Path, port: int, token: str, store: list[str]) -> list[str]:
-    args = ["serve", *store, "--port", str(port), "--token", token, "-c", str(config)]
-    if s.profile_server is not None:
-        prefix = [sys.executable, "-m", "cProfile", "-o", str(s.profile_server)]
-        return [*prefix, "-m", "gth_jupyter.server.cli", *args]
+# ``--profile-server``: cProfile on CPU time (the machine is shared, and a wall-clock profile
+# of a starved process charges its waits to whatever call it was in), dumped on SIGTERM.
+_PROFILED = (
+    "import cProfile, sys, time\n"
+    "from gth_jupyter.server.cli import main\n"
+    "profile = cProfile.Profile(time.process_time)\n"
+    "profile.enable()\n"
+    "try:\n"
+    "    code = main(sys.argv[2:])\n"
+    "finally:\n"
+    "    profile.disable()\n"
+    "    profile.dump_stats(sys.argv[1])\n"
+    "sys.exit(code)\n"
+)
+
+
+def ours_command(config: Path, port: int, store: list[str], profile: Path | None) -> list[str]:
+    """The token goes in ``$GTH_JUPYTER_TOKEN``: with ``--token`` the server re-executes."""
+    args = ["serve", *store, "--port", str(port), "-c", str(config)]
+    if profile is not None:
+        return [sys.executable, "-c", _PROFILED, str(profile), *args]
     script = Path(sys.executable).with_name("gth-jupyter")
     if script.exists():
         return [str(script), *args]
@@ -310,13 +365,15 @@ async def servers_for(
                 )
             else:
                 token = uuid.uuid4().hex
+                env = {"GTH_JUPYTER_TOKEN": token}
                 if config == "ours1":
-                    store, env = ["--memory"], None
+                    store = ["--memory"]
                 else:
                     assert db is not None and redis is not None
                     store = ["--checkpointer", "postgres"]
-                    env = {"GTH_JUPYTER_DATABASE_URL": db, "GTH_JUPYTER_REDIS_URL": redis}
-                command = ours_command(s, config_path, port, token, store)
+                    env |= {"GTH_JUPYTER_DATABASE_URL": db, "GTH_JUPYTER_REDIS_URL": redis}
+                profile = s.profile_server if config == "ours1" else None
+                command = ours_command(config_path, port, store, profile)
                 server = await stack.enter_async_context(
                     start_process(command, tmp, READY_PREFIX, token, env)
                 )
@@ -381,9 +438,11 @@ async def measure(
         procs = [Proc(server) for server in servers]
         for proc in procs:
             proc.cpu_start = process_cpu_seconds(proc.server.process.pid)
-        ticks = machine_busy_ticks()
+        ticks, overflows = machine_busy_ticks(), listen_overflows()
         outcome.client = await run_client(job, s.timeout)
-        ticks_after = machine_busy_ticks()
+        ticks_after, overflows_after = machine_busy_ticks(), listen_overflows()
+        if overflows is not None and overflows_after is not None:
+            outcome.listen_overflows = overflows_after - overflows
         for proc in procs:
             pid = proc.server.process.pid
             cpu = process_cpu_seconds(pid)
@@ -393,6 +452,8 @@ async def measure(
         if ticks and ticks_after and ticks_after[1] > ticks[1]:
             outcome.machine_busy = (ticks_after[0] - ticks[0]) / (ticks_after[1] - ticks[1])
         outcome.load = load_average()
+        if config == "ours2" and db and redis:
+            outcome.shared = shared_state(db, redis)
         outcome.servers = [
             {"url": p.server.url, "cpu": p.cpu_used, "peak_rss_mb": p.peak_rss_mb} for p in procs
         ]
@@ -471,8 +532,8 @@ def report(s: Settings, outcomes: list[Outcome], info: dict[str, Any]) -> list[s
     """Prints the table; returns the goal verdicts, one per ours configuration at 200 streams."""
     lines: list[str] = []
     header = (
-        f"{'configuration':<36}{'done':>5}{'fail':>5}{'TTFB p50':>9}{'p99':>7}{'gap p50':>8}"
-        f"{'p99':>7}{'max':>7}{'wall s':>7}{'srv CPU s':>10}{'peak RSS MB':>12}"
+        f"{'configuration':<36}{'done':>5}{'fail':>5}{'TTFB p50':>9}{'p99':>8}{'gap p50':>8}"
+        f"{'p99':>8}{'max':>8}{'wall s':>7}{'srv CPU s':>10}{'peak RSS MB':>12}"
         f"{'client CPU':>11}{'busy':>6}"
     )
     for n in s.streams:
@@ -499,8 +560,8 @@ def report(s: Settings, outcomes: list[Outcome], info: dict[str, Any]) -> list[s
             busy = "-" if o.machine_busy is None else f"{o.machine_busy:.0%}"
             print(
                 f"{LABELS[o.config]:<36}{c['completed']:>5}{c['failed']:>5}"
-                f"{ms(c['ttfb']['p50']):>9}{ms(c['ttfb']['p99']):>7}{ms(c['gap']['p50']):>8}"
-                f"{ms(c['gap']['p99']):>7}{ms(c['gap']['max']):>7}{c['wall']:>7.2f}"
+                f"{ms(c['ttfb']['p50']):>9}{ms(c['ttfb']['p99']):>8}{ms(c['gap']['p50']):>8}"
+                f"{ms(c['gap']['p99']):>8}{ms(c['gap']['max']):>8}{c['wall']:>7.2f}"
                 f"{cpu:>10}{rss:>12}{client_cpu:>11}{busy:>6}"
             )
         for o in rows:
@@ -512,8 +573,16 @@ def report(s: Settings, outcomes: list[Outcome], info: dict[str, Any]) -> list[s
                     f"!!! {LABELS[o.config]}: {c['failed']} of {o.streams} STREAMS LOST OR "
                     f"INCOMPLETE: {json.dumps(c['errors'])}"
                 )
+            if o.listen_overflows:
+                print(
+                    f"    {LABELS[o.config]}: {o.listen_overflows} connection(s) overflowed a "
+                    "listen queue (accept backlog full; those clients retried after ~1 s)"
+                )
             if len(o.servers) > 1:
-                print(f"    {LABELS[o.config]}: completed per server {c['per_target_completed']}")
+                print(
+                    f"    {LABELS[o.config]}: completed per server {c['per_target_completed']}; "
+                    f"afterwards {o.shared}"
+                )
         if official is not None:
             oc = official.client
             for o in rows:
@@ -601,6 +670,8 @@ async def run(s: Settings) -> dict[str, Any]:
                 outcomes.append(outcome)
     info["load_end"] = load_average()
     goals = report(s, outcomes, info)
+    if s.profile_server is not None:
+        print_profile(s.profile_server)
     if goals:
         met = all(g.split(": ", 1)[1].startswith("met") for g in goals)
         verdict = "met" if met else "not met"
@@ -641,7 +712,8 @@ def parse_args(argv: Sequence[str] | None) -> Settings:
         "--profile-server",
         type=Path,
         metavar="PATH",
-        help="run our single server under cProfile, stats to PATH (use with one N)",
+        help="run ours1's server under cProfile (CPU time), stats to PATH, top entries printed "
+        "(use with one N)",
     )
     parser.add_argument("--serve-official", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--responses", type=int, default=1, help=argparse.SUPPRESS)
