@@ -91,6 +91,8 @@ class Hub:
             "JupyterHub.db_url": f"sqlite:///{self.root / 'jupyterhub.sqlite'}",
             "JupyterHub.cookie_secret_file": str(self.root / "jupyterhub_cookie_secret"),
             "JupyterHub.cleanup_servers": True,
+            # A spawn request answers 202 at once, so both servers start side by side.
+            "JupyterHub.tornado_settings": {"slow_spawn_timeout": 0},
             "JupyterHub.authenticator_class": "jupyterhub.auth.DummyAuthenticator",
             "DummyAuthenticator.password": PASSWORD,
             # Only the users the tests create (through the REST API) may log in.
