@@ -84,6 +84,7 @@ __all__ = [
     "EMPTY_SCHEMA",
     "IMAGES_FOR",
     "INJECTED_MARK",
+    "OWNER_KEY",
     "REPLACE_STATE",
     "STATE_KEY",
     "SURFACE_TOOL",
@@ -144,6 +145,9 @@ INJECTED_MARK = "gth_image_injected"
 #: ``additional_kwargs`` key of an injected message holding a tool's images: that tool call's id
 #: (so a transcript can show the images in the tool's card, where the result no longer has them).
 IMAGES_FOR = "gth_images_for"
+#: ``configurable`` key of a run's config naming the user it runs for (the thread's owner), so
+#: middleware can scope what a user granted to that user.
+OWNER_KEY = "gth_owner"
 #: ``additional_kwargs`` key naming the turn a user message starts: the widget (a ``%gth``
 #: cell) that sent it. Everything after it, up to the next user message, belongs to that turn.
 TURN_KEY = "gth_turn"
@@ -303,6 +307,8 @@ class RunPlan:
     context: list[tuple[str, str]] = field(default_factory=list)
     continue_run: bool = False
     kernel: KernelAccess | None = None
+    #: The user the run is for (its thread's owner), when a host knows it.
+    owner: str = ""
     """The notebook kernel the kernel tools work in on this run, when the host has one."""
     state: dict[str, Any] | None = None
     """The client's shared state (AG-UI ``RunAgentInput.state``). A non-empty object replaces

@@ -24,6 +24,7 @@ from langgraph.types import Command, Interrupt
 
 from ..store import LocalLeases, MemoryThreads, RunLease, RunLeases, ThreadIndex
 from .contract import (
+    OWNER_KEY,
     REPLACE_STATE,
     STATE_KEY,
     ClientToolSpec,
@@ -140,8 +141,11 @@ class Runtime:
             return self._busy[thread_id]
         return await self._leases.holder(thread_id)
 
-    def _config(self, thread_id: str) -> RunnableConfig:
-        return {"configurable": {"thread_id": thread_id}, "recursion_limit": self.recursion_limit}
+    def _config(self, thread_id: str, owner: str = "") -> RunnableConfig:
+        configurable: dict[str, Any] = {"thread_id": thread_id}
+        if owner:
+            configurable[OWNER_KEY] = owner
+        return {"configurable": configurable, "recursion_limit": self.recursion_limit}
 
     async def has_thread(self, thread_id: str) -> bool:
         """Whether the checkpointer holds anything of ``thread_id``."""
@@ -163,7 +167,7 @@ class Runtime:
     async def stream(self, plan: RunPlan) -> AsyncGenerator[StreamItem | RunEnd, None]:
         """Runs the plan; yields stream items, then exactly one ``RunEnd`` unless it raises."""
         graph = self.graph(plan.client_tools)
-        config = self._config(plan.thread_id)
+        config = self._config(plan.thread_id, plan.owner)
         if plan.abandon:
             closing = [_abandoned(p) for p in plan.abandon]
             await graph.aupdate_state(config, {"messages": closing}, as_node="tools")

@@ -255,6 +255,7 @@ async def plan_run(
         decision = decide(request, state, turn=turn_id(request))
         decision.plan.kernel = kernel
         decision.plan.before = state  # the run reuses this read of the thread
+        decision.plan.owner = requester.name if requester is not None else ""
     except AgentError as exc:
         claim.release()
         raise errors.from_agent_error(exc) from None

@@ -39,6 +39,7 @@ from langgraph.types import Command, interrupt
 from gth_jupyter.agent.contract import (
     APPROVAL_INTERRUPT,
     APPROVAL_RESPONSE_SCHEMA,
+    OWNER_KEY,
     ApprovalAnswer,
     RunContext,
 )
@@ -213,11 +214,19 @@ class ApprovalsMiddleware(AgentMiddleware):
         return "ask", reason, rating
 
     def _granted(self, subject: Subject, kind: str) -> bool:
-        return self.grants.match(self._thread(), grant_key(subject, kind)) is not None
+        key = grant_key(subject, kind)
+        return self.grants.match(self._thread(), key, self._owner()) is not None
 
     def _thread(self) -> str:
+        return self._configured("thread_id")
+
+    def _owner(self) -> str:
+        return self._configured(OWNER_KEY)
+
+    @staticmethod
+    def _configured(name: str) -> str:
         try:
-            return str(get_config()["configurable"].get("thread_id", ""))
+            return str(get_config()["configurable"].get(name, "") or "")
         except Exception:
             return ""
 
@@ -322,6 +331,7 @@ class ApprovalsMiddleware(AgentMiddleware):
                 self._thread(),
                 grant_key(self._subject(request)[0], kind),
                 call["name"],
+                self._owner(),
             )
         if invalid is not None or (
             edited is not None and isinstance(request.tool, CustomCommandTool)

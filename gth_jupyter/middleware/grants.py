@@ -67,6 +67,9 @@ class Grant:
     key: GrantKey
     label: str
     created_at: float
+    #: Who granted it: a session grant covers that user's threads only (on a shared server,
+    #: one user's "always allow" never runs a command in another's thread).
+    owner: str = ""
 
     @property
     def kind(self) -> str:
@@ -92,41 +95,60 @@ class GrantStore:
         self._lock = threading.Lock()
 
     def add(
-        self, scope: GrantScope, thread_id: str | None, key: GrantKey, tool_name: str = ""
+        self,
+        scope: GrantScope,
+        thread_id: str | None,
+        key: GrantKey,
+        tool_name: str = "",
+        owner: str = "",
     ) -> Grant:
-        """Records a grant (the same one again returns the one already kept)."""
-        owner = thread_id if scope == "thread" else None
+        """Records ``owner``'s grant (the same one again returns the one already kept)."""
+        thread = thread_id if scope == "thread" else None
         with self._lock:
             for grant in self._grants.values():
-                if grant.scope == scope and grant.thread_id == owner and grant.key == key:
+                if (
+                    grant.scope == scope
+                    and grant.thread_id == thread
+                    and grant.key == key
+                    and grant.owner == owner
+                ):
                     return grant
-            grant = Grant(uuid.uuid4().hex, scope, owner, key, _label(key, tool_name), time.time())
+            grant = Grant(
+                uuid.uuid4().hex, scope, thread, key, _label(key, tool_name), time.time(), owner
+            )
             self._grants[grant.id] = grant
             while len(self._grants) > self.limit:
                 self._grants.popitem(last=False)
             return grant
 
-    def match(self, thread_id: str | None, key: GrantKey) -> Grant | None:
-        """The grant that lets a call with ``key`` in ``thread_id`` run, if any."""
+    def match(self, thread_id: str | None, key: GrantKey, owner: str = "") -> Grant | None:
+        """The grant that lets ``owner``'s call with ``key`` in ``thread_id`` run, if any."""
         with self._lock:
             for grant in self._grants.values():
-                if grant.key != key:
-                    continue
-                if grant.scope == "session" or grant.thread_id == thread_id:
+                if grant.key == key and self._covers(grant, thread_id, owner):
                     return grant
         return None
 
-    def for_thread(self, thread_id: str) -> list[Grant]:
-        """The thread's own grants and every session grant, oldest first."""
-        with self._lock:
-            return [
-                g for g in self._grants.values() if g.scope == "session" or g.thread_id == thread_id
-            ]
+    @staticmethod
+    def _covers(grant: Grant, thread_id: str | None, owner: str) -> bool:
+        if grant.scope == "session":  # one granted where no user is known covers the server
+            return not grant.owner or grant.owner == owner
+        return grant.thread_id == thread_id
 
-    def revoke(self, grant_id: str) -> bool:
-        """Forgets a grant; ``False`` when there is none by that id."""
+    def for_thread(self, thread_id: str, owner: str = "") -> list[Grant]:
+        """The thread's own grants and ``owner``'s session grants, oldest first."""
         with self._lock:
-            return self._grants.pop(grant_id, None) is not None
+            return [g for g in self._grants.values() if self._covers(g, thread_id, owner)]
+
+    def revoke(self, grant_id: str, owner: str | None = None) -> bool:
+        """Forgets a grant (only ``owner``'s, when given); ``False`` when there is none by that
+        id."""
+        with self._lock:
+            grant = self._grants.get(grant_id)
+            if grant is None or (owner is not None and grant.owner and grant.owner != owner):
+                return False
+            del self._grants[grant_id]
+            return True
 
     def __len__(self) -> int:
         return len(self._grants)

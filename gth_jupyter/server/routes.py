@@ -344,13 +344,14 @@ class GthRoutesMixin(web.RequestHandler):
             self.send_refusal(error)
             return
         store = self.registry.grants
-        grants = store.for_thread(thread_id) if store is not None else []
+        owner = self.requester().name
+        grants = store.for_thread(thread_id, owner) if store is not None else []
         self.send_json(200, {"grants": [grant.to_json() for grant in grants]})
 
     def revoke_grant(self, grant_id: str) -> None:
         """``204`` once the grant is gone; ``404 grant_not_found`` when there is none."""
         store = self.registry.grants
-        if store is None or not store.revoke(grant_id):
+        if store is None or not store.revoke(grant_id, self.requester().name):
             self.send_json(
                 404,
                 {

@@ -136,3 +136,26 @@ async def test_anonymous_jupyter_logins_share_the_servers_threads(jp_fetch, jp_s
     assert [
         t["threadId"] for t in json.loads((await jp_fetch("gth", "threads")).body)["threads"]
     ] == ["t"]
+
+
+async def test_one_users_session_grant_never_covers_anothers_threads(
+    jp_fetch, jp_serverapp
+) -> None:
+    registry = jp_serverapp.web_app.settings["gth_registry"]
+    await as_user(
+        jp_fetch, "alice", "agents", "default", "run", method="POST", body=body("a1", "r1")
+    )
+    await as_user(jp_fetch, "bob", "agents", "default", "run", method="POST", body=body("b1", "r2"))
+    granted = registry.grants.add("session", "a1", ("shell", "ls"), "run_shell_command", "alice")
+    assert registry.grants.match("b1", ("shell", "ls"), "bob") is None
+    assert registry.grants.match("a2", ("shell", "ls"), "alice") is granted
+    alices = json.loads((await as_user(jp_fetch, "alice", "threads", "a1", "grants")).body)
+    assert [g["id"] for g in alices["grants"]] == [granted.id]
+    bobs = json.loads((await as_user(jp_fetch, "bob", "threads", "b1", "grants")).body)
+    assert bobs == {"grants": []}
+    assert await refused(jp_fetch, "bob", "grants", granted.id, method="DELETE") == (
+        404,
+        "grant_not_found",
+    )
+    deleted = await as_user(jp_fetch, "alice", "grants", granted.id, method="DELETE")
+    assert deleted.code == 204
