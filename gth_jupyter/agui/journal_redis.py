@@ -1,0 +1,484 @@
+"""Run journals shared through Redis, so a client can re-attach to a run from any server process.
+
+A run started here keeps its local :class:`~.journal.RunJournal` (the pump's appends and this
+process's followers never touch the network); a shipper task per run copies its frames, in
+batches of one pipelined round trip, to a Redis Stream:
+
+- ``{prefix}run:{id}``: one entry per frame, entry id ``{n}-0`` for SSE id ``n``, field ``f`` the
+  frame; when the run ends, an end marker ``{last}-1`` (field ``end``). The stream is bounded
+  (``MAXLEN ~ max_len``; a follower that needs trimmed frames gets ``JournalTrimmedError``).
+- ``{prefix}run:{id}:meta``: a hash {thread, owner, ended}, what :meth:`RedisJournals.find` reads.
+- ``{prefix}run:{id}:live``: present while the run's process is alive and the run is not over
+  (a TTL of ``live`` seconds, renewed every ``live / 3``; deleted when the run ends or the
+  process closes its journals).
+
+The stream and the hash expire ``retain`` seconds after the run ends; while it runs their TTL is
+renewed with the heartbeat, so the journal of a run whose process died expires ``retain`` seconds
+later. A follower in another process reads the stream (``XRANGE`` then ``XREAD BLOCK``) until the
+end marker; when nothing arrives and the ``live`` key is gone (the process died, or closed
+mid-run), it takes what was written and stops, as it would at the end of the run. That run is
+also reported ended by :meth:`RedisJournals.find`.
+
+Redis being unreachable never reaches a run: the shipper logs it once per run and retries with
+a backoff for as long as this process keeps the local journal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .journal import RETAIN_SECONDS, JournalTrimmedError, LocalJournals, RunInfo, RunJournal
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+__all__ = ["LIVE_SECONDS", "MAX_STREAM_LEN", "RedisJournals"]
+
+log = logging.getLogger(__name__)
+
+#: Entries a run's stream keeps (about; Redis trims whole nodes). Most frames are tokens of a
+#: hundred bytes or so: about the local journal's 16 MB.
+MAX_STREAM_LEN = 100_000
+#: How long a run outlives its process's last heartbeat, for followers elsewhere.
+LIVE_SECONDS = 30.0
+#: The longest one ``XREAD`` blocks before a follower checks that the run's process is alive.
+BLOCK_SECONDS = 5.0
+#: The most entries one round trip ships or reads (a long backlog goes in several).
+BATCH = 1000
+#: How long :meth:`RedisJournals.close` waits for the shippers' last batches.
+CLOSE_SECONDS = 5.0
+_BACKOFF_FIRST, _BACKOFF_MOST = 0.5, 5.0
+
+
+@dataclass
+class _Shipment:
+    journal: RunJournal
+    task: asyncio.Task[None] | None = None
+    shipped: int = 0  # the id of the last frame in Redis
+    refreshed: float = -math.inf  # when the meta, TTLs and live key were last written
+    failing: bool = False  # an error was logged (once per run)
+    done: bool = False
+
+
+class RedisJournals:
+    """Journals kept in this process and shipped to Redis Streams (see the module docstring)."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str = "gth:",
+        retain: float = RETAIN_SECONDS,
+        max_len: int = MAX_STREAM_LEN,
+        live: float = LIVE_SECONDS,
+        close_timeout: float = CLOSE_SECONDS,
+    ) -> None:
+        try:
+            import redis.asyncio  # noqa: F401  (an optional extra: fail here, not mid-run)
+        except ImportError as exc:
+            raise ImportError(
+                "Redis journals need the redis package: pip install 'gth-jupyter[redis]'"
+            ) from exc
+        self.url = url
+        self.prefix = prefix
+        self.retain = retain
+        self.max_len = max_len
+        self.live = live
+        self.close_timeout = close_timeout
+        self._heartbeat = live / 3
+        self._block_ms = max(int(min(BLOCK_SECONDS, live) * 1000), 1)
+        self._local = LocalJournals(retain=retain)
+        self._shipments: dict[str, _Shipment] = {}
+        self._redis: Redis | None = None
+        self._commits = _GroupCommit(self._client)
+        self._closing = False
+
+    def _client(self) -> Redis:
+        """The client, made on first use (on the running loop)."""
+        if self._redis is None:
+            from redis.asyncio import Redis
+            from redis.asyncio.retry import Retry
+            from redis.backoff import ExponentialBackoff
+
+            self._redis = Redis.from_url(
+                self.url,
+                # Each blocked follower holds a connection (the shippers share one).
+                max_connections=4096,
+                socket_connect_timeout=5.0,
+                socket_timeout=self._block_ms / 1000 + 10.0,
+                # The shipper retries on its own, with a longer backoff.
+                retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 2),
+            )
+        return self._redis
+
+    def _keys(self, run_id: str) -> tuple[str, str, str]:
+        stream = f"{self.prefix}run:{run_id}"
+        return stream, f"{stream}:meta", f"{stream}:live"
+
+    # -- the Journals protocol -------------------------------------------------------------
+
+    def open(self, run_id: str, thread_id: str, owner: str) -> RunJournal:
+        journal = self._local.open(run_id, thread_id, owner)
+        shipment = _Shipment(journal)
+        shipment.task = asyncio.get_running_loop().create_task(
+            self._ship(shipment), name=f"gth-journal-ship-{run_id}"
+        )
+        self._shipments[run_id] = shipment
+        return journal
+
+    def closed(self, journal: RunJournal) -> None:
+        # The shipper sees the end by itself; this only starts the local retention.
+        self._local.closed(journal)
+
+    def local(self, run_id: str) -> RunJournal | None:
+        """The journal of a run of this process, if kept."""
+        return self._local.local(run_id)
+
+    async def find(self, run_id: str) -> RunInfo | None:
+        journal = self._local.local(run_id)
+        if journal is not None:
+            return journal.info()
+        _, meta_key, live_key = self._keys(run_id)
+        pipe = self._client().pipeline(transaction=False)
+        pipe.hgetall(meta_key)
+        pipe.exists(live_key)
+        meta, live = await pipe.execute()
+        if not meta:
+            return None
+        ended = meta.get(b"ended") == b"1" or not live
+        return RunInfo(
+            run_id, meta.get(b"thread", b"").decode(), meta.get(b"owner", b"").decode(), ended
+        )
+
+    async def follow(self, run_id: str, last_id: int) -> AsyncIterator[list[bytes]]:
+        if self._local.local(run_id) is not None:
+            async for frames in self._local.follow(run_id, last_id):
+                yield frames
+            return
+        async for frames in self._follow_stream(run_id, last_id):
+            yield frames
+
+    async def close(self) -> None:
+        """Stops the shippers, gives their last batches up to ``close_timeout`` seconds (a run
+        still going is left for followers elsewhere to see its process gone), and closes the
+        client."""
+        self._closing = True
+        shipments = [s for s in self._shipments.values() if not s.done]
+        for shipment in shipments:
+            if shipment.task is not None:
+                shipment.task.cancel()
+        await asyncio.gather(*(s.task for s in shipments if s.task), return_exceptions=True)
+        shipments = [s for s in shipments if not s.done]
+        if shipments and self._redis is not None:
+            flushes = asyncio.gather(*(self._flush(s) for s in shipments), return_exceptions=True)
+            try:
+                results = await asyncio.wait_for(flushes, self.close_timeout)
+            except asyncio.TimeoutError as exc:
+                results = [exc]
+            errors = [r for r in results if isinstance(r, BaseException)]
+            if errors:  # Redis down at exit: what was not shipped is lost
+                log.warning(
+                    "run journals: %d run(s) not flushed to Redis: %r", len(errors), errors[0]
+                )
+        self._commits.cancel()
+        self._shipments.clear()
+        await self._local.close()
+        if self._redis is not None:
+            redis, self._redis = self._redis, None
+            await redis.aclose()
+
+    # -- shipping ----------------------------------------------------------------------------
+
+    async def _ship(self, shipment: _Shipment) -> None:
+        """Copies a run's frames to Redis until its end is there; errors are retried, never
+        raised. Cancelled by :meth:`close`, which flushes the rest itself."""
+        journal = shipment.journal
+        backoff = _BACKOFF_FIRST
+        # Gives up once this process forgets the run (``retain`` after it ended).
+        while self._local.local(journal.run_id) is journal:
+            try:
+                if await self._ship_batch(shipment, closing=False):
+                    break
+            except Exception as exc:
+                if self._closing:
+                    # redis-py can turn the cancellation of a connect into a ConnectionError.
+                    raise asyncio.CancelledError from exc
+                if not shipment.failing:
+                    shipment.failing = True
+                    log.warning(
+                        "run %s: frames not shipped to Redis yet (retrying): %r",
+                        journal.run_id,
+                        exc,
+                        exc_info=not _is_connection_error(exc),
+                    )
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, _BACKOFF_MOST)
+                continue
+            backoff = _BACKOFF_FIRST
+            if journal.last_id > shipment.shipped:
+                continue  # more came during the round trip: ship it now
+            with contextlib.suppress(asyncio.TimeoutError):
+                # wait() shields its future, so the timeout cancels nothing of the journal's.
+                await asyncio.wait_for(journal.wait(shipment.shipped), self._heartbeat)
+        shipment.done = True
+        if self._shipments.get(journal.run_id) is shipment:
+            del self._shipments[journal.run_id]
+
+    async def _flush(self, shipment: _Shipment) -> None:
+        """At close: what the shipper had not shipped yet, then the run's end or departure."""
+        while not await self._ship_batch(shipment, closing=True):
+            pass
+
+    async def _ship_batch(self, shipment: _Shipment, *, closing: bool) -> bool:
+        """Ships the next frames (or, every ``live / 3`` seconds, only renews the run's TTLs and
+        live key). True once the run's end (or, ``closing``, this process's departure) is in
+        Redis."""
+        journal = shipment.journal
+        # Read before the frames: once ended, the frames read next are the last ones.
+        ended = journal.ended
+        try:
+            frames = journal.after(shipment.shipped)
+        except JournalTrimmedError:
+            # Redis was unreachable for longer than the local journal holds: skip what is gone
+            # (a follower elsewhere sees the gap as trimmed frames).
+            shipment.shipped = _kept_from(journal, shipment.shipped)
+            frames = journal.after(shipment.shipped)
+        frames = frames[:BATCH]
+        last = shipment.shipped + len(frames)
+        finishing = last >= journal.last_id and (ended or closing)
+        now = time.monotonic()
+        if not frames and not finishing and now - shipment.refreshed < self._heartbeat:
+            return False
+        state = b"running" if not finishing else b"ended" if ended else b"left"
+        await self._commits.call(
+            self._keys(journal.run_id),
+            [
+                shipment.shipped,
+                self.max_len,
+                max(int(self.retain * 1000), 1),
+                max(int(self.live * 1000), 1),
+                state,
+                journal.thread_id,
+                journal.owner,
+                *frames,
+            ],
+        )
+        shipment.shipped = last
+        shipment.refreshed = now
+        if shipment.failing:
+            shipment.failing = False
+            log.info("run %s: shipping frames to Redis again", journal.run_id)
+        return finishing
+
+    # -- following from another process ------------------------------------------------------
+
+    async def _follow_stream(self, run_id: str, last_id: int) -> AsyncIterator[list[bytes]]:
+        redis = self._client()
+        stream, meta, live = self._keys(run_id)
+        if not await redis.exists(meta):
+            raise JournalTrimmedError(run_id)
+        reader = _StreamReader(run_id, last_id)
+        catching_up = True
+        while True:
+            if catching_up:
+                entries = _entries(await redis.xrange(stream, min=f"({reader.cursor}", count=BATCH))
+                catching_up = len(entries) == BATCH
+            else:
+                entries = _entries_of(
+                    await redis.xread({stream: reader.cursor}, count=BATCH, block=self._block_ms)
+                )
+            frames = reader.take(entries)
+            if frames:
+                yield frames
+            if reader.ended:
+                return
+            if entries or catching_up:
+                continue
+            if await redis.exists(live):
+                continue
+            # Its process is gone: the end marker, if any, was written before the live key went.
+            async for frames in self._rest(redis, stream, reader):
+                yield frames
+            return
+
+    async def _rest(
+        self, redis: Redis, stream: str, reader: _StreamReader
+    ) -> AsyncIterator[list[bytes]]:
+        while not reader.ended:
+            entries = _entries(await redis.xrange(stream, min=f"({reader.cursor}", count=BATCH))
+            frames = reader.take(entries)
+            if frames:
+                yield frames
+            if len(entries) < BATCH:
+                return
+
+
+# One run's batch: its frames (ids after ARGV[1]) as stream entries, then its meta hash, TTLs
+# and live key. State "ended" adds the end marker; "ended" and "left" delete the live key.
+# An entry already there (a retried round trip that had reached Redis) is skipped.
+_SHIP = """
+local shipped = tonumber(ARGV[1])
+for i = 8, #ARGV do
+  local added = redis.pcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2],
+    string.format('%d-0', shipped + i - 7), 'f', ARGV[i])
+  if type(added) == 'table' and added.err
+    and not string.find(added.err, 'equal or smaller', 1, true) then
+    return added
+  end
+end
+local state = ARGV[5]
+if state == 'ended' then
+  redis.pcall('XADD', KEYS[1], string.format('%d-1', shipped + #ARGV - 7), 'end', '1')
+end
+redis.call('HSET', KEYS[2], 'thread', ARGV[6], 'owner', ARGV[7],
+  'ended', state == 'ended' and '1' or '0')
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+if state == 'running' then
+  redis.call('SET', KEYS[3], '1', 'PX', ARGV[4])
+else
+  redis.call('DEL', KEYS[3])
+end
+return 1
+"""
+
+
+class _GroupCommit:
+    """Runs the shippers' batches together: whatever is asked while a round trip is under way
+    goes in the next one, one pipeline of one script call per run. The client's cost is mostly
+    per round trip and per command, so many runs' tokens cost about what one run's do."""
+
+    def __init__(self, client: Callable[[], Redis]) -> None:
+        self._client = client
+        self._sha: str | None = None
+        self._waiting: list[tuple[Sequence[str], Sequence[Any], asyncio.Future[None]]] = []
+        self._task: asyncio.Task[None] | None = None
+
+    async def call(self, keys: Sequence[str], args: Sequence[Any]) -> None:
+        future = asyncio.get_running_loop().create_future()
+        self._waiting.append((keys, args, future))
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run(), name="gth-journal-ship")
+        await future
+
+    def cancel(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+        for _, _, future in self._waiting:
+            future.cancel()
+        self._waiting.clear()
+
+    async def _run(self) -> None:
+        while self._waiting:
+            batch, self._waiting = self._waiting, []
+            try:
+                results = await self._execute(batch)
+            except Exception as exc:
+                results = [exc] * len(batch)
+            for (_, _, future), result in zip(batch, results, strict=True):
+                if future.done():
+                    continue  # its shipper was cancelled (close)
+                if isinstance(result, Exception):
+                    future.set_exception(result)
+                else:
+                    future.set_result(None)
+
+    async def _execute(
+        self, batch: list[tuple[Sequence[str], Sequence[Any], asyncio.Future[None]]]
+    ) -> list[Any]:
+        from redis.exceptions import NoScriptError
+
+        redis = self._client()
+        for attempt in range(2):
+            if self._sha is None:
+                self._sha = await redis.script_load(_SHIP)
+            pipe = redis.pipeline(transaction=False)
+            for keys, args, _ in batch:
+                pipe.evalsha(self._sha, len(keys), *keys, *args)
+            results: list[Any] = await pipe.execute(raise_on_error=False)
+            if attempt or not any(isinstance(r, NoScriptError) for r in results):
+                return results
+            self._sha = None  # Redis restarted (or flushed its scripts): load it again
+        raise AssertionError("unreachable")
+
+
+class _StreamReader:
+    """Turns stream entries into frames, checking that none is missing."""
+
+    def __init__(self, run_id: str, last_id: int) -> None:
+        self.run_id = run_id
+        self.last = last_id  # the id of the last frame taken
+        self.cursor = f"{last_id}-0"  # the last entry id read
+        self.ended = False
+
+    def take(self, entries: Sequence[_Entry]) -> list[bytes]:
+        frames: list[bytes] = []
+        for entry_id, fields in entries:
+            number, _, seq = entry_id.decode().partition("-")
+            n = int(number)
+            if seq == "0":
+                if n != self.last + 1:
+                    # Trimmed away (the stream's bound, or frames never shipped): the client
+                    # cannot have every frame, so it must not get a silent gap.
+                    raise JournalTrimmedError(self.run_id)
+                frames.append(fields[b"f"])
+                self.last = n
+            elif n == self.last:
+                self.ended = True
+            else:
+                raise JournalTrimmedError(self.run_id)
+            self.cursor = entry_id.decode()
+        return frames
+
+
+_Entry = tuple[bytes, dict[bytes, bytes]]
+
+
+def _entries(reply: Any) -> list[_Entry]:
+    """The entries of an ``XRANGE``."""
+    return list(reply or [])
+
+
+def _entries_of(reply: Any) -> list[_Entry]:
+    """The entries of an ``XREAD`` of one stream (RESP2 answers a list, RESP3 a dict)."""
+    if not reply:
+        return []
+    if isinstance(reply, dict):
+        return [entry for entries in reply.values() for entry in _flat(entries)]
+    return [entry for _, entries in reply for entry in entries]
+
+
+def _flat(entries: Any) -> list[_Entry]:
+    # RESP3 wraps one stream's entries in a list of one list.
+    if entries and isinstance(entries[0], list) and entries[0] and isinstance(entries[0][0], list):
+        return [e for group in entries for e in group]
+    return list(entries)
+
+
+def _kept_from(journal: RunJournal, trimmed: int) -> int:
+    """The smallest id ``after()`` still answers for, above ``trimmed`` (which it no longer
+    does): the journal's oldest kept frame, less one."""
+    low, high = trimmed, journal.last_id  # after(low) raises, after(high) does not
+    while high - low > 1:
+        middle = (low + high) // 2
+        try:
+            journal.after(middle)
+        except JournalTrimmedError:
+            low = middle
+        else:
+            high = middle
+    return high
+
+
+def _is_connection_error(exc: BaseException) -> bool:
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    return isinstance(exc, (RedisConnectionError, RedisTimeoutError, OSError))

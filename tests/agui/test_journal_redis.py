@@ -1,0 +1,408 @@
+"""Run journals shared through a real Redis: a second ``RedisJournals`` stands for another server
+process re-attaching to a run of the first."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
+
+import pytest
+import redis.asyncio as aioredis
+
+from gth_jupyter.agui.journal import JournalTrimmedError, RunInfo
+from gth_jupyter.agui.journal_redis import RedisJournals
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def data(n: int) -> bytes:
+    return b'data: {"n": %d}\n\n' % n
+
+
+def framed(n: int) -> bytes:
+    return b"id: %d\n" % n + data(n)
+
+
+def frames(first: int, last: int) -> list[bytes]:
+    return [framed(n) for n in range(first, last + 1)]
+
+
+async def collect(batches: AsyncIterator[list[bytes]], timeout: float = 60) -> list[bytes]:
+    async def run() -> list[bytes]:
+        return [frame async for batch in batches for frame in batch]
+
+    return await asyncio.wait_for(run(), timeout)
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not await check():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.02)
+
+
+async def shipped(client: aioredis.Redis, run_id: str, n: int) -> None:
+    """Waits until frame ``n`` of ``run_id`` is in Redis."""
+
+    async def there() -> bool:
+        return bool(await client.xrange(f"gth:run:{run_id}", min=f"{n}-0", max=f"{n}-0"))
+
+    await eventually(there)
+
+
+@pytest.fixture
+async def client(redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    c = aioredis.Redis.from_url(redis_url)
+    yield c
+    await c.aclose()
+
+
+@pytest.fixture
+async def two(redis_url: str) -> AsyncIterator[tuple[RedisJournals, RedisJournals]]:
+    """The process running the run, and another one."""
+    here, there = RedisJournals(redis_url), RedisJournals(redis_url)
+    yield here, there
+    await here.close()
+    await there.close()
+
+
+async def test_another_process_follows_a_run_from_the_start_and_from_a_last_event_id(
+    two: tuple[RedisJournals, RedisJournals], client: aioredis.Redis
+) -> None:
+    here, there = two
+    journal = here.open("r1", "t1", "alice")
+    for n in range(1, 41):
+        journal.append(data(n))
+    await shipped(client, "r1", 40)
+    from_start = asyncio.create_task(collect(there.follow("r1", 0)))
+    from_middle = asyncio.create_task(collect(there.follow("r1", 25)))
+    for n in range(41, 121):  # live frames, shipped while the followers read
+        journal.append(data(n))
+        if n % 10 == 0:
+            await asyncio.sleep(0.01)
+    journal.end()
+    here.closed(journal)
+    assert await from_start == frames(1, 120)
+    assert await from_middle == frames(26, 120)
+    assert await collect(there.follow("r1", 120)) == []
+
+
+async def test_find_from_another_process_tells_thread_owner_and_end(
+    two: tuple[RedisJournals, RedisJournals], client: aioredis.Redis
+) -> None:
+    here, there = two
+    assert await there.find("r1") is None
+    journal = here.open("r1", "t1", "alice")
+    journal.append(data(1))
+    await shipped(client, "r1", 1)
+    assert await there.find("r1") == RunInfo("r1", "t1", "alice", ended=False)
+    assert await here.find("r1") == RunInfo("r1", "t1", "alice", ended=False)
+    journal.end()
+    here.closed(journal)
+
+    async def ended() -> bool:
+        info = await there.find("r1")
+        return info is not None and info.ended
+
+    await eventually(ended)
+    assert await there.find("r1") == RunInfo("r1", "t1", "alice", ended=True)
+
+
+async def test_a_run_without_frames_ends_for_its_followers(
+    two: tuple[RedisJournals, RedisJournals],
+) -> None:
+    here, there = two
+    journal = here.open("r1", "t1", "alice")
+    await eventually(lambda: _known(there, "r1"))
+    follower = asyncio.create_task(collect(there.follow("r1", 0)))
+    journal.end()
+    here.closed(journal)
+    assert await follower == []
+
+
+async def _known(journals: RedisJournals, run_id: str) -> bool:
+    return await journals.find(run_id) is not None
+
+
+async def test_the_journal_expires_retain_seconds_after_the_run_ended(
+    redis_url: str, client: aioredis.Redis
+) -> None:
+    here, there = RedisJournals(redis_url, retain=0.3), RedisJournals(redis_url, retain=0.3)
+    try:
+        journal = here.open("r1", "t1", "alice")
+        journal.append(data(1))
+        journal.end()
+        here.closed(journal)
+        await shipped(client, "r1", 1)
+        assert 0 < await client.pttl("gth:run:r1") <= 300
+        assert 0 < await client.pttl("gth:run:r1:meta") <= 300
+
+        async def gone() -> bool:
+            return not await client.exists("gth:run:r1", "gth:run:r1:meta", "gth:run:r1:live")
+
+        await eventually(gone)
+        assert await there.find("r1") is None
+        with pytest.raises(JournalTrimmedError):
+            await collect(there.follow("r1", 0))
+    finally:
+        await here.close()
+        await there.close()
+
+
+async def test_a_running_journal_has_a_rolling_ttl(
+    two: tuple[RedisJournals, RedisJournals], client: aioredis.Redis
+) -> None:
+    here, _ = two
+    journal = here.open("r1", "t1", "alice")
+    journal.append(data(1))
+    await shipped(client, "r1", 1)
+    for key in ("gth:run:r1", "gth:run:r1:meta", "gth:run:r1:live"):
+        assert await client.pttl(key) > 0, key  # nothing of a run outlives its process forever
+    journal.end()
+    here.closed(journal)
+
+
+async def test_trimmed_frames_fail_before_anything_is_sent(redis_url: str) -> None:
+    here, there = RedisJournals(redis_url, max_len=10), RedisJournals(redis_url)
+    try:
+        journal = here.open("r1", "t1", "alice")
+        for n in range(1, 1001):
+            journal.append(data(n))
+        journal.end()
+        here.closed(journal)
+        await eventually(lambda: _ended(there, "r1"))
+        batches = there.follow("r1", 0)
+        with pytest.raises(JournalTrimmedError):
+            await anext(batches)
+        assert await collect(there.follow("r1", 995)) == frames(996, 1000)
+        # Locally the frames are still all there.
+        assert await collect(here.follow("r1", 0)) == frames(1, 1000)
+    finally:
+        await here.close()
+        await there.close()
+
+
+async def _ended(journals: RedisJournals, run_id: str) -> bool:
+    info = await journals.find(run_id)
+    return info is not None and info.ended
+
+
+async def test_followers_attaching_while_frames_are_shipped_miss_nothing_and_repeat_nothing(
+    two: tuple[RedisJournals, RedisJournals], client: aioredis.Redis
+) -> None:
+    here, there = two
+    journal = here.open("r1", "t1", "alice")
+    total = 2000
+
+    async def produce() -> None:
+        for n in range(1, total + 1):
+            journal.append(data(n))
+            if n % 5 == 0:
+                await asyncio.sleep(0)
+            if n % 200 == 0:
+                await asyncio.sleep(0.01)
+        journal.end()
+        here.closed(journal)
+
+    producer = asyncio.create_task(produce())
+    followers: list[tuple[int, asyncio.Task[list[bytes]]]] = []
+    while not producer.done():
+        # Attach at whatever point the run has reached, from the start and near the tip.
+        tip = int(await client.xlen("gth:run:r1"))
+        for start in {0, max(tip - 3, 0), tip}:
+            followers.append((start, asyncio.create_task(collect(there.follow("r1", start)))))
+        await asyncio.sleep(0.005)
+    await producer
+    assert len(followers) > 3
+    for start, follower in followers:
+        assert await follower == frames(start + 1, total), start
+
+
+async def test_many_concurrent_runs_all_ship_completely(
+    two: tuple[RedisJournals, RedisJournals],
+) -> None:
+    here, there = two
+    runs, tokens = 200, 200
+    journals = [here.open(f"r{i}", f"t{i}", "alice") for i in range(runs)]
+    for n in range(1, tokens + 1):  # token by token, every run at once
+        for journal in journals:
+            journal.append(data(n))
+        await asyncio.sleep(0)
+    for journal in journals:
+        journal.end()
+        here.closed(journal)
+    results = await asyncio.gather(*(collect(there.follow(f"r{i}", 0)) for i in range(runs)))
+    expected = frames(1, tokens)
+    assert all(result == expected for result in results)
+
+
+async def test_a_follower_elsewhere_stops_when_the_process_running_the_run_closes(
+    two: tuple[RedisJournals, RedisJournals], client: aioredis.Redis
+) -> None:
+    here, there = two
+    journal = here.open("r1", "t1", "alice")
+    journal.append(data(1))
+    await shipped(client, "r1", 1)
+    follower = asyncio.create_task(collect(there.follow("r1", 0)))
+    journal.append(data(2))
+    await here.close()  # the run is left unfinished: its last frame is flushed, then it is gone
+    assert await follower == frames(1, 2)
+    info = await there.find("r1")
+    assert info is not None and info.ended
+
+
+# -- a process that dies, a Redis that goes away --------------------------------------------
+
+DYING = """
+import asyncio, sys
+import redis.asyncio as aioredis
+from gth_jupyter.agui.journal_redis import RedisJournals
+
+async def main():
+    url = sys.argv[1]
+    journals = RedisJournals(url, live=1.0)
+    journal = journals.open("r1", "t1", "alice")
+    for n in range(1, 6):
+        journal.append(b"data: %d\\n\\n" % n)
+    client = aioredis.Redis.from_url(url)
+    while not await client.xrange("gth:run:r1", min="5-0", max="5-0"):
+        await asyncio.sleep(0.02)
+    print("shipped", flush=True)
+    await asyncio.sleep(3600)
+
+asyncio.run(main())
+"""
+
+
+async def test_a_follower_elsewhere_stops_when_the_process_running_the_run_dies(
+    redis_url: str,
+) -> None:
+    dying = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", DYING, redis_url, cwd=ROOT, stdout=asyncio.subprocess.PIPE
+    )
+    try:
+        assert dying.stdout is not None
+        line = await asyncio.wait_for(dying.stdout.readline(), 60)
+        assert line.strip() == b"shipped"
+    finally:
+        dying.kill()  # no goodbye: its live key is left to expire
+        await dying.wait()
+    there = RedisJournals(redis_url)
+    try:
+        got = await collect(there.follow("r1", 0), timeout=60)
+        assert got == [b"id: %d\ndata: %d\n\n" % (n, n) for n in range(1, 6)]
+        info = await there.find("r1")
+        assert info is not None and info.ended  # its process is gone: it is over
+    finally:
+        await there.close()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def own_redis() -> Iterator[Callable[[], subprocess.Popen[bytes]]]:
+    """Starts (and restarts) a throwaway redis-server of this test's own, on one port."""
+    port = free_port()
+    started: list[subprocess.Popen[bytes]] = []
+    folder = tempfile.mkdtemp(prefix="gth-redis-")
+
+    def start() -> subprocess.Popen[bytes]:
+        server = subprocess.Popen(
+            [
+                *("redis-server", "--bind", "127.0.0.1", "--port", str(port)),
+                *("--save", "", "--appendonly", "no", "--dir", folder),
+            ],
+            stdout=subprocess.DEVNULL,
+        )
+        started.append(server)
+        for _ in range(100):
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    return server
+            time.sleep(0.05)
+        raise AssertionError("redis-server did not start")
+
+    start.port = port  # type: ignore[attr-defined]
+    yield start
+    for server in started:
+        if server.poll() is None:
+            server.terminate()
+            server.wait()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+async def test_redis_going_away_mid_run_breaks_neither_the_run_nor_local_followers(
+    own_redis: Callable[[], subprocess.Popen[bytes]], caplog: pytest.LogCaptureFixture
+) -> None:
+    server = own_redis()
+    url = f"redis://127.0.0.1:{own_redis.port}/0"  # type: ignore[attr-defined]
+    here = RedisJournals(url, close_timeout=2)
+    client = aioredis.Redis.from_url(url)
+    try:
+        journal = here.open("r1", "t1", "alice")
+        local = asyncio.create_task(collect(here.follow("r1", 0)))
+        for n in range(1, 11):
+            journal.append(data(n))
+        await shipped(client, "r1", 10)
+        await client.aclose()
+        server.terminate()
+        server.wait()
+        with caplog.at_level(logging.WARNING, "gth_jupyter.agui.journal_redis"):
+            for n in range(11, 31):
+                journal.append(data(n))  # never waits for Redis
+                await asyncio.sleep(0.05)
+            server = own_redis()  # back: the shipper catches up
+            client = aioredis.Redis.from_url(url)
+            for n in range(31, 41):
+                journal.append(data(n))
+            journal.end()
+            here.closed(journal)
+            assert await local == frames(1, 40)
+            elsewhere = RedisJournals(url)
+            try:
+                await eventually(lambda: _ended(elsewhere, "r1"), timeout=60)
+            finally:
+                await elsewhere.close()
+        warnings = [r for r in caplog.records if "r1" in r.getMessage()]
+        assert len(warnings) == 1, warnings  # once per run, however long Redis was away
+        # Redis came back empty: what was shipped after it did is there, up to the end.
+        stream = await client.xrange("gth:run:r1")
+        assert stream[-1][0] == b"40-1"
+        assert [fields[b"f"] for _, fields in stream[:-1]][-10:] == frames(31, 40)
+    finally:
+        await client.aclose()
+        await here.close()
+
+
+async def test_closing_while_redis_is_away_is_bounded(
+    own_redis: Callable[[], subprocess.Popen[bytes]],
+) -> None:
+    server = own_redis()
+    url = f"redis://127.0.0.1:{own_redis.port}/0"  # type: ignore[attr-defined]
+    here = RedisJournals(url, close_timeout=1)
+    journal = here.open("r1", "t1", "alice")
+    journal.append(data(1))
+    await asyncio.sleep(0.2)
+    server.terminate()
+    server.wait()
+    journal.append(data(2))
+    await asyncio.wait_for(here.close(), 30)
+    assert journal.after(0) == frames(1, 2)
+
+
+def test_a_missing_redis_package_is_said_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "redis.asyncio", None)
+    with pytest.raises(ImportError, match=r"gth-jupyter\[redis\]"):
+        RedisJournals("redis://127.0.0.1:1/0")
