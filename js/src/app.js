@@ -305,18 +305,22 @@ export function mount({ model, el, css, env = {} }) {
 }
 
 /**
- * The run in flight this view should follow after a reload, or null: the thread's run, when
- * this view shows the whole thread, or when it is this cell's turn (the server names the run's
- * turn, or this turn is the thread's last and not done).
+ * The run in flight this view should follow after a reload, or null. A `%gth <prompt>` cell
+ * follows its own turn's run (the server names the run's turn, or this turn is the thread's
+ * last and not done). `%gth` alone follows only a run no cell owns (a turn open on the thread
+ * is its cell's to follow: two views would both answer its browser tools and interrupts).
  * @param {{ run: { runId: string, turnId?: string } | null, turns: any[] }} thread
  * @param {string} turnId
  */
 export function runToFollow(thread, turnId) {
   const run = thread.run;
   if (!run) return null;
-  if (!turnId) return run.runId;
-  if (typeof run.turnId === "string") return run.turnId === turnId ? run.runId : null;
   const last = thread.turns.at(-1);
+  if (!turnId) {
+    if (typeof run.turnId === "string" && run.turnId) return null;
+    return last && !last.done ? null : run.runId;
+  }
+  if (typeof run.turnId === "string") return run.turnId === turnId ? run.runId : null;
   return last?.turnId === turnId && !last.done ? run.runId : null;
 }
 

@@ -328,10 +328,13 @@ test("reattach: a run the server no longer has resolves 'gone' and says nothing"
   assert.equal(chat.running, false);
 });
 
-test("runToFollow: the whole-thread view follows any run; a cell only its own turn's", () => {
+test("runToFollow: a cell follows its own turn's run; the whole-thread view only a run no cell owns", () => {
   const run = { runId: "r1" };
   assert.equal(runToFollow({ run: null, turns: [] }, ""), null);
-  assert.equal(runToFollow({ run, turns: [] }, ""), "r1");
+  assert.equal(runToFollow({ run, turns: [] }, ""), "r1"); // a Session's run, say
+  assert.equal(runToFollow({ run, turns: [{ turnId: "a", done: true }] }, ""), "r1");
+  assert.equal(runToFollow({ run, turns: [{ turnId: "a", done: false }] }, ""), null);
+  assert.equal(runToFollow({ run: { runId: "r1", turnId: "a" }, turns: [] }, ""), null);
   assert.equal(runToFollow({ run, turns: [{ turnId: "a", done: true }, { turnId: "b", done: false }] }, "b"), "r1");
   assert.equal(runToFollow({ run, turns: [{ turnId: "a", done: true }, { turnId: "b", done: false }] }, "a"), null);
   assert.equal(runToFollow({ run: { runId: "r1", turnId: "a" }, turns: [] }, "a"), "r1");
