@@ -15,6 +15,8 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 
+from ag_ui.core import RunErrorEvent
+
 from .journal import RunJournal
 from .run import PreparedRun, stream_events
 from .sse import SSEWriter
@@ -38,6 +40,15 @@ class SSEPump:
         self.prepared = prepared
         self.writer = SSEWriter(write, flush, window=window, journal=journal, detachable=detachable)
         self._flush = flush
+        self._task: asyncio.Task[None] | None = None
+        self.stopped = False
+
+    def stop(self) -> None:
+        """Stops the run on request (``DELETE gth/runs/{id}``): it ends with ``RUN_ERROR``
+        (code ``run_cancelled``) for whoever follows it."""
+        self.stopped = True
+        if self._task is not None:
+            self._task.cancel()
 
     def detach(self) -> None:
         """The client went away: the run goes on into the journal alone."""
@@ -45,6 +56,7 @@ class SSEPump:
 
     async def run(self) -> None:
         """Streams the run; a cancelled pump still sends what it wrote."""
+        self._task = asyncio.current_task()
         events = stream_events(self.prepared)
         writer = self.writer
         try:
@@ -54,6 +66,10 @@ class SSEPump:
                     await send(event)
                 await writer.flush()
         except asyncio.CancelledError:
+            if self.stopped:
+                with contextlib.suppress(Exception):  # the peer may be gone already
+                    stopped = RunErrorEvent(message="The run was stopped.", code="run_cancelled")
+                    await writer.send(stopped)
             if not writer.detached:
                 with contextlib.suppress(Exception):  # the peer may be gone already
                     await self._flush()

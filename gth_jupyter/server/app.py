@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_server.extension.application import ExtensionApp
-from traitlets import Enum, Float, Int, Unicode, observe
+from traitlets import Enum, Float, Int, List, Unicode, observe
 
 from ..agent import AgentRegistry, CheckpointStore
-from ..agui import DEFAULT_MAX_BODY_BYTES
+from ..agui import DEFAULT_MAX_BODY_BYTES, Journals
 from ..config import load_config
 from ..kernel import KernelPool
 from ..store.postgres_env import (
@@ -22,8 +22,9 @@ from ..store.postgres_env import (
     postgres_missing,
     take_service_urls,
 )
-from .handlers import HANDLERS
-from .routes import KERNELS_KEY, MAX_BODY_KEY, REGISTRY_KEY, route_table
+from .handlers import ADMIN_USERS_KEY, HANDLERS
+from .journals import make_journals
+from .routes import JOURNALS_KEY, KERNELS_KEY, MAX_BODY_KEY, REGISTRY_KEY, route_table
 from .token import make_non_dumpable
 
 __all__ = ["NOTEBOOK_COMMAND", "GthJupyterApp"]
@@ -64,6 +65,13 @@ class GthJupyterApp(ExtensionApp):
         help=f"The Redis URL for run journals shared by many servers; ${REDIS_URL_VAR} takes "
         "precedence.",
     )
+    admin_users = List(
+        Unicode(),
+        default_value=[],
+        config=True,
+        help="Users who may read (never run on) every user's threads, e.g. a course's teachers "
+        "on a shared server.",
+    )
     run_lease_seconds = Float(
         30.0,
         config=True,
@@ -84,6 +92,7 @@ class GthJupyterApp(ExtensionApp):
 
     registry: AgentRegistry
     kernels: KernelPool | None = None
+    journals: Journals
     #: The database and Redis URLs in effect (environment over settings), once initialized.
     database_url_resolved: str | None = None
     redis_url_resolved: str | None = None
@@ -127,8 +136,15 @@ class GthJupyterApp(ExtensionApp):
         # Our own clients of the server's kernels, for the kernel tools of each widget's run.
         manager = getattr(self.serverapp, "kernel_manager", None)
         self.kernels = KernelPool(manager) if manager is not None else None
+        self.journals = make_journals(self.redis_url_resolved)
         self.settings.update(
-            {REGISTRY_KEY: self.registry, MAX_BODY_KEY: limit, KERNELS_KEY: self.kernels}
+            {
+                REGISTRY_KEY: self.registry,
+                MAX_BODY_KEY: limit,
+                KERNELS_KEY: self.kernels,
+                JOURNALS_KEY: self.journals,
+                ADMIN_USERS_KEY: list(self.admin_users),
+            }
         )
         info = self.registry.info()
         self.log.info("gth-jupyter: agent ready on %s (%s)", info["model"], info["provider"])
@@ -149,6 +165,9 @@ class GthJupyterApp(ExtensionApp):
     async def stop_extension(self) -> None:
         if self.kernels is not None:
             await self.kernels.close()
+        journals: Any = getattr(self, "journals", None)
+        if journals is not None:
+            await journals.close()
         registry: Any = getattr(self, "registry", None)
         if registry is not None:
             await registry.close()

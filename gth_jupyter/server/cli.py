@@ -173,6 +173,7 @@ async def serve(
     from ..agent import AgentRegistry, CheckpointStore
     from ..config import ConfigError, load_config
     from ..store.postgres_env import ServiceUrls
+    from .journals import make_journals
     from .standalone import make_app
 
     try:
@@ -194,11 +195,13 @@ async def serve(
         return 2
     effective = registry.effective
     port = args.port if args.port is not None else effective.port
+    journals = make_journals(urls.redis)
     app = make_app(
         registry,
         token=token,
         max_body_bytes=effective.max_body_bytes,
         check_host=not args.allow_remote,
+        journals=journals,
     )
     server = app.listen(port, address=args.host)
     info = registry.info()
@@ -221,6 +224,7 @@ async def serve(
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     server.stop()
+    await journals.close()
     await registry.close()
     return 0
 

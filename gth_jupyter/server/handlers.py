@@ -87,6 +87,16 @@ class RunEventsHandler(GthAPIHandler):
         await self.attach_run(run_id)
 
 
+class RunControlHandler(GthAPIHandler):
+    """``{base_url}gth/runs/{id}``: a run in flight."""
+
+    @web.authenticated
+    @authorized
+    async def delete(self, run_id: str) -> None:
+        """Stops it: ``204``; ``404 run_not_found``; ``409 run_elsewhere``."""
+        await self.cancel_run(run_id)
+
+
 class ThreadHandler(GthAPIHandler):
     """``{base_url}gth/threads/{id}``: a thread as a page rebuilds it after a reload."""
 
@@ -148,6 +158,7 @@ HANDLERS: dict[str, type[web.RequestHandler]] = {
     "threads": ThreadsHandler,
     "thread": ThreadHandler,
     "run_events": RunEventsHandler,
+    "run_control": RunControlHandler,
     "thread_grants": ThreadGrantsHandler,
     "grant": GrantHandler,
     "run": RunHandler,

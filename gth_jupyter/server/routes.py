@@ -79,6 +79,7 @@ ROUTES: tuple[Route, ...] = (
     Route("threads", r"/gth/threads/?"),
     Route("thread", r"/gth/threads/([^/]+)"),
     Route("run_events", r"/gth/runs/([^/]+)/events"),
+    Route("run_control", r"/gth/runs/([^/]+)"),
     Route("thread_grants", r"/gth/threads/([^/]+)/grants"),
     Route("grant", r"/gth/grants/([^/]+)"),
     Route("oauth_callback", r"/gth/oauth/callback"),
@@ -101,6 +102,8 @@ def route_table(
 REGISTRY_KEY = "gth_registry"
 #: The host's :class:`~gth_jupyter.agui.Journals` (runs' frames, for re-attaching clients).
 JOURNALS_KEY = "gth_journals"
+#: The runs streaming in this process: run id -> (owner, its pump).
+RUNNING_KEY = "gth_running"
 #: How often a re-attached client that waits on a quiet run gets a keep-alive comment.
 KEEPALIVE_SECONDS = 15.0
 #: The largest ``Last-Event-ID`` accepted (JavaScript's safe integers).
@@ -398,9 +401,12 @@ class GthRoutesMixin(web.RequestHandler):
         self._pump = pump
         task = asyncio.ensure_future(pump.run())
         self._stream_task = task
+        running = self.running_runs
+        running[request.run_id] = (who.name, pump)
         try:
             await asyncio.wait({task})
         finally:
+            running.pop(request.run_id, None)
             journal.end()
             journals.closed(journal)
         if not task.cancelled() and task.exception() is not None:
@@ -408,6 +414,39 @@ class GthRoutesMixin(web.RequestHandler):
         if not self._finished and not pump.writer.detached:
             with contextlib.suppress(StreamClosedError):
                 self.finish()
+
+    @property
+    def running_runs(self) -> dict[str, tuple[str, SSEPump]]:
+        runs: dict[str, tuple[str, SSEPump]] = self.settings.setdefault(RUNNING_KEY, {})
+        return runs
+
+    async def cancel_run(self, run_id: str) -> None:
+        """``DELETE gth/runs/{runId}``: stops a run streaming here (a detached run's client has
+        no other way to); ``204`` also for a run that already ended; ``404 run_not_found`` for
+        an unknown run or another user's; ``409 run_elsewhere`` for a run another server
+        process streams."""
+        who = self.requester()
+        here = self.running_runs.get(run_id)
+        if here is not None and here[0] == who.name:
+            here[1].stop()
+            self.set_status(204)
+            self.finish()
+            return
+        known = await self.journals.find(run_id)
+        if here is not None or known is None or known.owner != who.name:
+            self.send_refusal(run_not_found(run_id))
+        elif known.ended:
+            self.set_status(204)
+            self.finish()
+        else:
+            self.send_json(
+                409,
+                {
+                    "code": "run_elsewhere",
+                    "message": f"Run {run_id[:80]!r} streams in another server process; stop "
+                    "it there, or wait for it to end.",
+                },
+            )
 
     def start_stream(self) -> None:
         self.set_status(200)

@@ -154,6 +154,14 @@ class RunEventsHandler(StandaloneHandler):
         await self.attach_run(run_id)
 
 
+class RunControlHandler(StandaloneHandler):
+    """``/gth/runs/{id}``: a run in flight."""
+
+    async def delete(self, run_id: str) -> None:
+        """Stops it: ``204``; ``404 run_not_found``; ``409 run_elsewhere``."""
+        await self.cancel_run(run_id)
+
+
 class ThreadHandler(StandaloneHandler):
     """``/gth/threads/{id}``: a thread as a client rebuilds it."""
 
@@ -211,6 +219,7 @@ HANDLERS: dict[str, type[web.RequestHandler]] = {
     "threads": ThreadsHandler,
     "thread": ThreadHandler,
     "run_events": RunEventsHandler,
+    "run_control": RunControlHandler,
     "thread_grants": ThreadGrantsHandler,
     "grant": GrantHandler,
     "run": RunHandler,

@@ -153,3 +153,23 @@ async def test_bad_reattach_requests_get_json_refusals(
     await http.post("agents/default/run", json=body("t", "r2", text="again"))
     gone = await http.get("runs/r2/events", headers={"Last-Event-ID": "1"})
     assert gone.status_code == 410 and gone.json()["code"] == "events_expired"
+
+
+async def test_delete_stops_a_detached_run_and_its_followers_see_why(
+    http: httpx.AsyncClient,
+) -> None:
+    await read_some(http, body("t", "r1", detach=True), 3)
+    follower = asyncio.ensure_future(http.get("runs/r1/events"))
+    await asyncio.sleep(0.2)
+    stopped = await http.delete("runs/r1")
+    assert stopped.status_code == 204
+    events = sse_events((await follower).text)
+    assert events[-1]["type"] == "RUN_ERROR" and events[-1]["code"] == "run_cancelled"
+    text = "".join(e.get("delta", "") for e in events)
+    assert 0 < len(text) < len(ANSWER)  # stopped part-way
+    view = await wait_idle(http, "t")
+    assert "run" not in view
+    again = await http.delete("runs/r1")  # already over: nothing to do
+    assert again.status_code == 204
+    unknown = await http.delete("runs/nope")
+    assert unknown.status_code == 404 and unknown.json()["code"] == "run_not_found"
