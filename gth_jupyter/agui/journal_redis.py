@@ -1,26 +1,26 @@
 """Run journals shared through Redis, so a client can re-attach to a run from any server process.
 
-A run started here keeps its local :class:`~.journal.RunJournal` (the pump's appends and this
-process's followers never touch the network); a shipper task per run copies its frames, in
-batches of one pipelined round trip, to a Redis Stream:
+A run started here keeps its local :class:`~.journal.RunJournal`: the pump's appends and this
+process's followers never touch the network. A shipper task per run copies the run's frames to
+Redis; the shippers' batches travel together, one pipelined round trip of one script call per
+run, so two hundred runs' tokens cost about what one run's do. Per run:
 
-- ``{prefix}run:{id}``: one entry per frame, entry id ``{n}-0`` for SSE id ``n``, field ``f`` the
-  frame; when the run ends, an end marker ``{last}-1`` (field ``end``). The stream is bounded
-  (``MAXLEN ~ max_len``; a follower that needs trimmed frames gets ``JournalTrimmedError``).
-- ``{prefix}run:{id}:meta``: a hash {thread, owner, ended}, what :meth:`RedisJournals.find` reads.
-- ``{prefix}run:{id}:live``: present while the run's process is alive and the run is not over
-  (a TTL of ``live`` seconds, renewed every ``live / 3``; deleted when the run ends or the
-  process closes its journals).
+- ``{prefix}run:{id}``, a stream: entry ``{n}-0`` (field ``f``) is the frame of SSE id ``n``;
+  the end marker ``{last}-1`` (field ``end``: ``ended``, or ``left`` when this process closed
+  mid-run) follows the last one. Bounded by ``MAXLEN ~ max_len``.
+- ``{prefix}run:{id}:meta``, a hash {thread, owner, ended}: what :meth:`RedisJournals.find` reads.
+- ``{prefix}run:{id}:live``: there while the run goes on in a live process (a TTL of ``live``
+  seconds, renewed every ``live / 3``).
 
-The stream and the hash expire ``retain`` seconds after the run ends; while it runs their TTL is
-renewed with the heartbeat, so the journal of a run whose process died expires ``retain`` seconds
-later. A follower in another process reads the stream (``XRANGE`` then ``XREAD BLOCK``) until the
-end marker; when nothing arrives and the ``live`` key is gone (the process died, or closed
-mid-run), it takes what was written and stops, as it would at the end of the run. That run is
-also reported ended by :meth:`RedisJournals.find`.
+Every batch renews the stream's and the hash's TTL to ``retain``: they expire ``retain`` seconds
+after the run ended, or after its process died. A follower in another process reads the stream
+(``XRANGE``, then ``XREAD BLOCK``) up to the end marker; if nothing comes and the live key has
+gone (the process died), it takes what is there and stops, as at the end of a run, and
+:meth:`RedisJournals.find` reports that run ended. A frame missing (trimmed, or never shipped)
+is :class:`~.journal.JournalTrimmedError`, never a silent gap.
 
-Redis being unreachable never reaches a run: the shipper logs it once per run and retries with
-a backoff for as long as this process keeps the local journal.
+Redis being unreachable never reaches a run: its shipper logs it once and retries, with a
+backoff, for as long as this process keeps the run's local journal.
 """
 
 from __future__ import annotations
@@ -321,8 +321,9 @@ class RedisJournals:
 
 
 # One run's batch: its frames (ids after ARGV[1]) as stream entries, then its meta hash, TTLs
-# and live key. State "ended" adds the end marker; "ended" and "left" delete the live key.
-# An entry already there (a retried round trip that had reached Redis) is skipped.
+# and live key. States "ended" (the run's end) and "left" (its process closed mid-run) add the
+# end marker and delete the live key. An entry already there (a retried round trip that had
+# reached Redis) is skipped.
 _SHIP = """
 local shipped = tonumber(ARGV[1])
 for i = 8, #ARGV do
@@ -334,8 +335,8 @@ for i = 8, #ARGV do
   end
 end
 local state = ARGV[5]
-if state == 'ended' then
-  redis.pcall('XADD', KEYS[1], string.format('%d-1', shipped + #ARGV - 7), 'end', '1')
+if state ~= 'running' then
+  redis.pcall('XADD', KEYS[1], string.format('%d-1', shipped + #ARGV - 7), 'end', state)
 end
 redis.call('HSET', KEYS[2], 'thread', ARGV[6], 'owner', ARGV[7],
   'ended', state == 'ended' and '1' or '0')
@@ -447,19 +448,12 @@ def _entries(reply: Any) -> list[_Entry]:
 
 
 def _entries_of(reply: Any) -> list[_Entry]:
-    """The entries of an ``XREAD`` of one stream (RESP2 answers a list, RESP3 a dict)."""
+    """The entries of an ``XREAD`` of one stream: ``[[name, entries]]`` (a dict in RESP3 when
+    redis-py's legacy responses are off)."""
     if not reply:
         return []
-    if isinstance(reply, dict):
-        return [entry for entries in reply.values() for entry in _flat(entries)]
-    return [entry for _, entries in reply for entry in entries]
-
-
-def _flat(entries: Any) -> list[_Entry]:
-    # RESP3 wraps one stream's entries in a list of one list.
-    if entries and isinstance(entries[0], list) and entries[0] and isinstance(entries[0][0], list):
-        return [e for group in entries for e in group]
-    return list(entries)
+    groups = reply.values() if isinstance(reply, dict) else (entries for _, entries in reply)
+    return [entry for entries in groups for entry in entries]
 
 
 def _kept_from(journal: RunJournal, trimmed: int) -> int:

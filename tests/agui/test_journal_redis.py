@@ -13,6 +13,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
@@ -378,12 +379,42 @@ async def test_redis_going_away_mid_run_breaks_neither_the_run_nor_local_followe
         warnings = [r for r in caplog.records if "r1" in r.getMessage()]
         assert len(warnings) == 1, warnings  # once per run, however long Redis was away
         # Redis came back empty: what was shipped after it did is there, up to the end.
-        stream = await client.xrange("gth:run:r1")
+        stream: list[Any] = await client.xrange("gth:run:r1")
         assert stream[-1][0] == b"40-1"
         assert [fields[b"f"] for _, fields in stream[:-1]][-10:] == frames(31, 40)
     finally:
         await client.aclose()
         await here.close()
+
+
+async def test_frames_the_local_journal_dropped_while_redis_was_away_are_a_gap_not_a_hang(
+    own_redis: Callable[[], subprocess.Popen[bytes]],
+) -> None:
+    server = own_redis()
+    url = f"redis://127.0.0.1:{own_redis.port}/0"  # type: ignore[attr-defined]
+    here, there = RedisJournals(url), RedisJournals(url)
+    client = aioredis.Redis.from_url(url)
+    try:
+        journal = here.open("r1", "t1", "alice")
+        journal.max_bytes = 5 * len(framed(10))  # the local journal keeps the last 5 frames
+        journal.append(data(1))
+        await shipped(client, "r1", 1)
+        server.terminate()
+        server.wait()
+        for n in range(2, 31):
+            journal.append(data(n))
+        await asyncio.sleep(0.3)  # the shipper has failed at least once
+        own_redis()
+        journal.end()
+        here.closed(journal)
+        await eventually(lambda: _ended(there, "r1"), timeout=60)
+        with pytest.raises(JournalTrimmedError):
+            await collect(there.follow("r1", 0))
+        assert await collect(there.follow("r1", 27)) == frames(28, 30)
+    finally:
+        await client.aclose()
+        await here.close()
+        await there.close()
 
 
 async def test_closing_while_redis_is_away_is_bounded(
