@@ -2,12 +2,16 @@
 with a running single-user server (see ``hub_harness``).
 
 The Hub starts when the first test needs it and stops (with everything it started) when the
-session ends; its log is kept as ``test-artifacts/hub/jupyterhub.log``. Without
-``tests/hub/node_modules`` (``npm ci`` here) the suite is skipped, not failed.
+session ends; its log is kept as ``test-artifacts/hub/jupyterhub.log``. Where the test
+PostgreSQL and Redis run (``tests/services.py`` starts them when the test command did not), the
+Hub runs as the README's deployment says, on a database of its own (dropped afterwards, with the
+users' roles); elsewhere the servers keep threads in SQLite. Without ``tests/hub/node_modules``
+(``npm ci`` here) the suite is skipped, not failed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +21,7 @@ import pytest
 # The browser suite's harness (free ports, process trees, notebook pages) is shared.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "browser"))
 
-from hub_harness import PROXY, Hub
+from hub_harness import PROXY, Hub, Services
 
 USERS = ("a", "b")
 
@@ -34,13 +38,53 @@ def jp_server_cleanup() -> None:
     return None
 
 
+def _drop_roles(admin_url: str) -> None:
+    import psycopg
+
+    from gth_jupyter.store.provision import role_name
+
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        for name in USERS:
+            with contextlib.suppress(psycopg.Error):  # still owns something elsewhere
+                conn.execute(f'DROP ROLE IF EXISTS "{role_name(name)}"')
+
+
+@contextlib.contextmanager
+def _services() -> Iterator[Services | None]:
+    """A fresh database on the test PostgreSQL and the test Redis, or ``None`` where there is
+    no PostgreSQL."""
+    from tests.services import admin_url, fresh_database, redis_url
+
+    try:
+        admin = admin_url()
+    except pytest.skip.Exception as e:
+        print(f"hub tests: no PostgreSQL ({e}); the servers keep threads in SQLite")
+        yield None
+        return
+    try:
+        redis: str | None = redis_url()
+    except pytest.skip.Exception:
+        redis = None
+    databases = contextlib.contextmanager(fresh_database)
+    try:
+        with databases(admin) as database:
+            yield Services(database, redis)
+    finally:
+        _drop_roles(admin)
+
+
 @pytest.fixture(scope="session")
 def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
     """JupyterHub with users ``a`` and ``b``, both servers running and answering
     ``gth/health`` through the proxy."""
     if not PROXY.exists():
         pytest.skip(f"{PROXY} is missing: run `npm ci` in tests/hub (scripts/setup.sh --test)")
-    hub = Hub(tmp_path_factory.mktemp("jupyterhub"))
+    with _services() as services:
+        yield from _running_hub(tmp_path_factory.mktemp("jupyterhub"), services)
+
+
+def _running_hub(root: Path, services: Services | None) -> Iterator[Hub]:
+    hub = Hub(root, services)
     try:
         hub.start()
         for name in USERS:

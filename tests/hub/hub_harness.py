@@ -8,6 +8,12 @@ from ``tests/hub/node_modules`` (``npm ci`` in this folder; ``scripts/setup.sh -
 free loopback ports, an SQLite database, sharing allowed for every user on their own servers,
 and a service token the tests drive the Hub's REST API with.
 
+Given a PostgreSQL superuser URL (and a Redis URL), the Hub runs as the README's "JupyterHub
+deployment" says: a ``pre_spawn_hook`` provisions each user's database role and schema with
+``provision_user`` and hands the server that role's URL as ``$GTH_JUPYTER_DATABASE_URL``, the
+servers use ``--GthJupyterApp.checkpointer=postgres``, and ``$GTH_JUPYTER_REDIS_URL`` reaches them
+through ``c.Spawner.environment``; the superuser URL stays in the Hub's environment.
+
 Each user's home holds a ``.gsloth.config.json`` with the scripted model, which answers every
 call on that user's server with :func:`reply_of` the owner, so what a test sees does not depend
 on the order tests ran in. The single-user servers load the extension as any install does
@@ -24,6 +30,7 @@ import secrets
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,9 +50,51 @@ SERVER_START_S = 120
 SERVICE = "gth-test"
 
 
+# The README's hook, verbatim in spirit: the superuser URL from the Hub's environment only.
+DEPLOYMENT_CONFIG = """
+import os
+from gth_jupyter.store.provision import provision_user
+
+ADMIN_URL = os.environ["GTH_JUPYTER_ADMIN_DATABASE_URL"]
+
+async def gth_database(spawner):
+    url = await provision_user(ADMIN_URL, spawner.user.name)
+    spawner.environment = {**spawner.environment, "GTH_JUPYTER_DATABASE_URL": url}
+
+c.Spawner.pre_spawn_hook = gth_database
+c.Spawner.args.append("--GthJupyterApp.checkpointer=postgres")
+if os.environ.get("GTH_JUPYTER_REDIS_URL"):
+    c.Spawner.environment["GTH_JUPYTER_REDIS_URL"] = os.environ["GTH_JUPYTER_REDIS_URL"]
+"""
+
+
+@dataclass(frozen=True)
+class Services:
+    """A PostgreSQL superuser URL (of a database for this Hub alone) and a Redis URL."""
+
+    database_admin_url: str
+    redis_url: str | None = None
+
+
 def reply_of(owner: str) -> str:
     """What the scripted model on ``owner``'s server answers, every time."""
     return f"Hello from {owner}'s server."
+
+
+def run_body(thread_id: str, text: str, **extra: Any) -> dict[str, Any]:
+    """A ``RunAgentInput`` as ``@ag-ui/client`` 1.0 sends it."""
+    return {
+        "threadId": thread_id,
+        "runId": f"r-{uuid.uuid4().hex[:8]}",
+        "protocolVersion": "1.0",
+        "messages": [{"id": f"u-{uuid.uuid4().hex[:8]}", "role": "user", "content": text}],
+        **extra,
+    }
+
+
+def sse_events(response: httpx.Response) -> list[dict[str, Any]]:
+    frames = response.text.split("\n\n")
+    return [json.loads(line[6:]) for f in frames for line in f.splitlines() if line[:6] == "data: "]
 
 
 @dataclass
@@ -62,8 +111,9 @@ class HubError(RuntimeError):
 class Hub:
     """``jupyterhub`` with its proxy on loopback, in its own process group."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, services: Services | None = None) -> None:
         self.root = root
+        self.services = services
         self.homes = root / "home"
         self.log_path = root / "jupyterhub.log"
         self.config_path = root / "jupyterhub_config.py"
@@ -129,6 +179,8 @@ class Hub:
     def write_config(self) -> None:
         lines = ["# Written by tests/hub/hub_harness.py", "c = get_config()  # noqa: F821"]
         lines += [f"c.{key} = {value!r}" for key, value in self.config().items()]
+        if self.services is not None:
+            lines.append(DEPLOYMENT_CONFIG)
         self.config_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
     def env(self) -> dict[str, str]:
@@ -139,6 +191,10 @@ class Hub:
         env["PATH"] = os.pathsep.join([str(BIN), env.get("PATH", "")])
         env["VIRTUAL_ENV"] = sys.prefix
         env["PYTHONUNBUFFERED"] = "1"
+        if self.services is not None:
+            env["GTH_JUPYTER_ADMIN_DATABASE_URL"] = self.services.database_admin_url
+            if self.services.redis_url:
+                env["GTH_JUPYTER_REDIS_URL"] = self.services.redis_url
         return env
 
     def start(self) -> None:
@@ -220,6 +276,13 @@ class Hub:
         if response.status_code >= 400:
             raise HubError(f"{method} hub/api/{path}: {response.status_code} {response.text}")
         return response.json() if response.content else None
+
+    def run(
+        self, owner: str, token: str, thread_id: str, text: str, **extra: Any
+    ) -> httpx.Response:
+        """A run of the default agent on ``owner``'s server, with ``token``."""
+        body = run_body(thread_id, text, **extra)
+        return self.request("POST", f"user/{owner}/gth/agents/default/run", token, body, 60)
 
     # -- users and servers ----------------------------------------------------------------
 

@@ -10,40 +10,21 @@ sent the request (``current_user.username``), not the server's owner (``JUPYTERH
 
 from __future__ import annotations
 
-import json
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import pytest
-from hub_harness import Hub, reply_of
+from hub_harness import Hub, reply_of, sse_events
 
 pytestmark = pytest.mark.timeout(300)
 
 SERVER = "user/a/gth"  # a's server, through the Hub's proxy
 
 
-def run_body(thread_id: str, text: str, **extra: Any) -> dict[str, Any]:
-    """A ``RunAgentInput`` as ``@ag-ui/client`` 1.0 sends it."""
-    return {
-        "threadId": thread_id,
-        "runId": f"r-{uuid.uuid4().hex[:8]}",
-        "protocolVersion": "1.0",
-        "messages": [{"id": f"u-{uuid.uuid4().hex[:8]}", "role": "user", "content": text}],
-        **extra,
-    }
-
-
-def sse_events(response: httpx.Response) -> list[dict[str, Any]]:
-    frames = response.text.split("\n\n")
-    return [json.loads(line[6:]) for f in frames for line in f.splitlines() if line[:6] == "data: "]
-
-
 def run(hub: Hub, token: str, thread_id: str, text: str, **extra: Any) -> httpx.Response:
-    return hub.request(
-        "POST", f"{SERVER}/agents/default/run", token, run_body(thread_id, text, **extra), 60
-    )
+    return hub.run("a", token, thread_id, text, **extra)
 
 
 def finished_run(hub: Hub, token: str, thread_id: str, text: str) -> list[dict[str, Any]]:

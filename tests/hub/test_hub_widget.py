@@ -2,7 +2,8 @@
 their own server in JupyterLab (``/user/<name>/lab``, through the Hub's proxy), runs
 ``%gth …`` and sees their server's scripted reply. The run goes over HTTP to
 ``/user/<name>/gth/agents/default/run`` with the server's login cookie and the XSRF header (not
-over the kernel's comm), so base URL, cookies and XSRF all work behind the Hub.
+over the kernel's comm), so base URL, cookies and XSRF all work behind the Hub. A last cell
+shows that the server's database and Redis URLs are not in the kernel's environment.
 
 Headless Debian chromium. Playwright's sync API runs each test in a thread of its own: the
 browser suite keeps its own Playwright (one per session) on the main thread, and two cannot
@@ -38,6 +39,10 @@ pytestmark = [
 ]
 
 TEST_TIMEOUT_S = 240
+KERNEL_ENV = (
+    "import os\n"
+    "print('gth-jupyter variables:', sorted(k for k in os.environ if k.startswith('GTH_JUPYTER')))"
+)
 PAGE_TOKEN = "JSON.parse(document.getElementById('jupyter-config-data').textContent).token || ''"
 
 
@@ -125,7 +130,7 @@ def save_diagnostics(name: str, page: Page, seen: Seen) -> None:
 def chat_through_the_hub(hub: Hub, user: HubUser, name: str) -> None:
     rel = f"hub-{user.name}.ipynb"
     prompt = f"hello from {user.name} through the hub"
-    write_notebook(user.home / rel, ["%load_ext gth_jupyter", f"%gth {prompt}"])
+    write_notebook(user.home / rel, ["%load_ext gth_jupyter", f"%gth {prompt}", KERNEL_ENV])
     seen = Seen()
     with sync_playwright() as pw:
         browser = pw.chromium.launch(
@@ -143,7 +148,7 @@ def chat_through_the_hub(hub: Hub, user: HubUser, name: str) -> None:
             nb = NotebookPage(page, UserServer(hub, user), name)  # type: ignore[arg-type]
             nb.open(rel)
             assert f"/user/{user.name}/lab" in page.url, page.url
-            nb.run_cells(0, 1)
+            nb.run_cells(0, 1, 2)
             root = nb.ready_widget(0)
             expect(root.locator(".gth-msg-assistant")).to_have_text(
                 [reply_of(user.name)], timeout=STEP_MS
@@ -152,6 +157,9 @@ def chat_through_the_hub(hub: Hub, user: HubUser, name: str) -> None:
             assert transcript(root) == [("user", prompt), ("assistant", reply_of(user.name))]
             assert page.locator(".gth-error").all_inner_texts() == []
             nb.shot("reply")
+            # The server's database and Redis URLs never reached the kernel's environment.
+            output = nb.cells.nth(2).locator(".jp-OutputArea-output")
+            expect(output).to_have_text("gth-jupyter variables: []")
 
             # The run went over HTTP (not the kernel's comm), under this user's prefix, with
             # the server's login cookie and what JupyterLab itself sends: the XSRF header, and

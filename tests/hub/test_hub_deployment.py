@@ -1,0 +1,63 @@
+"""The README's JupyterHub deployment, for real: the Hub's ``pre_spawn_hook`` gave each user a
+database role and schema of their own, and each user's server keeps its threads there (with the
+requester as owner), through ``--GthJupyterApp.checkpointer=postgres``. Skipped where there is
+no test PostgreSQL (the Hub then runs on SQLite). That the URL does not reach the kernels is
+checked by the browser test, from a notebook cell."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from hub_harness import Hub, reply_of, sse_events
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture
+def database(hub: Hub) -> str:
+    """The superuser URL of the Hub's database."""
+    if hub.services is None:
+        pytest.skip("no test PostgreSQL: the Hub's servers keep threads in SQLite")
+    return hub.services.database_admin_url
+
+
+def started(hub: Hub, owner: str, visitor: str) -> str:
+    thread_id = f"{visitor}-on-{owner}-{uuid.uuid4().hex[:8]}"
+    response = hub.run(owner, hub.users[visitor].token, thread_id, f"{visitor} asks")
+    assert response.status_code == 200, response.text
+    events = sse_events(response)
+    assert events[-1]["type"] == "RUN_FINISHED", events[-3:]
+    text = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert text == reply_of(owner)
+    return thread_id
+
+
+def test_each_users_server_keeps_threads_in_that_users_own_schema(hub: Hub, database: str) -> None:
+    import psycopg
+
+    on_a, on_b = started(hub, "a", "a"), started(hub, "b", "b")
+    with psycopg.connect(database) as conn:
+        roles = conn.execute(
+            "SELECT rolname, rolsuper, rolcreaterole, rolcreatedb FROM pg_roles "
+            "WHERE rolname IN ('gth_a', 'gth_b') ORDER BY rolname"
+        ).fetchall()
+        assert roles == [("gth_a", False, False, False), ("gth_b", False, False, False)]
+        schemas = conn.execute(
+            "SELECT nspname, pg_get_userbyid(nspowner) FROM pg_namespace "
+            "WHERE nspname LIKE 'gth\\_%' ORDER BY nspname"
+        ).fetchall()
+        assert schemas == [("gth_a", "gth_a"), ("gth_b", "gth_b")]
+        # Nothing landed in public: every table is in its user's schema.
+        public = conn.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+        ).fetchall()
+        assert public == []
+
+        a_rows = conn.execute("SELECT thread_id, owner FROM gth_a.gth_threads").fetchall()
+        b_rows = conn.execute("SELECT thread_id, owner FROM gth_b.gth_threads").fetchall()
+        assert (on_a, "a") in a_rows and on_b not in [t for t, _ in a_rows]
+        assert (on_b, "b") in b_rows and on_a not in [t for t, _ in b_rows]
+        assert {owner for _, owner in b_rows} == {"b"}  # nobody else used b's server
+        checkpointed = conn.execute("SELECT DISTINCT thread_id FROM gth_a.checkpoints").fetchall()
+        assert (on_a,) in checkpointed
