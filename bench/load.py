@@ -210,26 +210,55 @@ def fresh_database(admin: str) -> Iterator[str]:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def shared_state(db: str, redis: str) -> str:
-    """What the servers left in the shared stores: threads checkpointed in PostgreSQL, keys in
-    Redis (none means the servers did not use Redis)."""
-    found: list[str] = []
+@dataclass
+class StoreCounters:
+    """Counters of the shared stores, read before and after a 2-server batch."""
+
+    transactions: int | None = None  # committed transactions in the bench's database
+    redis_commands: int | None = None  # commands Redis processed (all clients)
+    threads: int | None = None
+    redis_keys: int | None = None
+    errors: list[str] = field(default_factory=list)
+
+
+def store_counters(db: str, redis: str) -> StoreCounters:
+    found = StoreCounters()
     try:
         import psycopg
 
         with psycopg.connect(db, autocommit=True) as conn:
+            row = conn.execute(
+                "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"
+            ).fetchone()
+            found.transactions = int(row[0]) if row else None
             row = conn.execute("SELECT count(DISTINCT thread_id) FROM checkpoints").fetchone()
-        found.append(f"{row[0] if row else 0} threads checkpointed in PostgreSQL")
+            found.threads = int(row[0]) if row else None
     except Exception as exc:
-        found.append(f"PostgreSQL checkpoints not readable ({type(exc).__name__}: {exc})")
+        found.errors.append(f"PostgreSQL: {type(exc).__name__}: {exc}")
     try:
         import redis as redis_client
 
-        keys = redis_client.Redis.from_url(redis).dbsize()
-        found.append(f"{keys} keys in Redis" + (" (serve did not use Redis)" if not keys else ""))
+        client = redis_client.Redis.from_url(redis)
+        found.redis_keys = int(client.dbsize())
+        found.redis_commands = int(client.info("stats")["total_commands_processed"])
     except Exception as exc:
-        found.append(f"Redis not readable ({type(exc).__name__}: {exc})")
-    return ", ".join(found)
+        found.errors.append(f"Redis: {type(exc).__name__}: {exc}")
+    return found
+
+
+def shared_state(before: StoreCounters, after: StoreCounters, runs: int) -> str:
+    """What the servers did in the shared stores during a batch of ``runs`` (and warm-ups)."""
+    parts: list[str] = []
+    if after.threads is not None:
+        parts.append(f"{after.threads} threads checkpointed in PostgreSQL")
+    if after.transactions is not None and before.transactions is not None:
+        per_run = (after.transactions - before.transactions) / runs
+        parts.append(f"{per_run:.1f} PostgreSQL transactions per run")
+    if after.redis_commands is not None and before.redis_commands is not None:
+        per_run = (after.redis_commands - before.redis_commands) / runs
+        used = "" if after.redis_keys else " (no keys: serve did not use Redis)"
+        parts.append(f"{per_run:.1f} Redis commands per run, {after.redis_keys} keys{used}")
+    return ", ".join(parts + after.errors)
 
 
 def serve_supports_postgres() -> str | None:
@@ -372,7 +401,9 @@ async def servers_for(
                     assert db is not None and redis is not None
                     store = ["--checkpointer", "postgres"]
                     env |= {"GTH_JUPYTER_DATABASE_URL": db, "GTH_JUPYTER_REDIS_URL": redis}
-                profile = s.profile_server if config == "ours1" else None
+                profile = s.profile_server
+                if profile is not None and config == "ours2":
+                    profile = profile.with_name(f"{profile.name}.ours2-{len(started)}")
                 command = ours_command(config_path, port, store, profile)
                 server = await stack.enter_async_context(
                     start_process(command, tmp, READY_PREFIX, token, env)
@@ -438,6 +469,7 @@ async def measure(
         procs = [Proc(server) for server in servers]
         for proc in procs:
             proc.cpu_start = process_cpu_seconds(proc.server.process.pid)
+        counters = store_counters(db, redis) if config == "ours2" and db and redis else None
         ticks, overflows = machine_busy_ticks(), listen_overflows()
         outcome.client = await run_client(job, s.timeout)
         ticks_after, overflows_after = machine_busy_ticks(), listen_overflows()
@@ -452,8 +484,8 @@ async def measure(
         if ticks and ticks_after and ticks_after[1] > ticks[1]:
             outcome.machine_busy = (ticks_after[0] - ticks[0]) / (ticks_after[1] - ticks[1])
         outcome.load = load_average()
-        if config == "ours2" and db and redis:
-            outcome.shared = shared_state(db, redis)
+        if counters is not None and db and redis:
+            outcome.shared = shared_state(counters, store_counters(db, redis), streams)
         outcome.servers = [
             {"url": p.server.url, "cpu": p.cpu_used, "peak_rss_mb": p.peak_rss_mb} for p in procs
         ]
@@ -670,8 +702,10 @@ async def run(s: Settings) -> dict[str, Any]:
                 outcomes.append(outcome)
     info["load_end"] = load_average()
     goals = report(s, outcomes, info)
-    if s.profile_server is not None:
+    if s.profile_server is not None and "ours1" in s.only:
         print_profile(s.profile_server)
+    if s.profile_server is not None and "ours2" in s.only:
+        print(f"ours2's servers' profiles: {s.profile_server}.ours2-0 and -1 (python -m pstats)")
     if goals:
         met = all(g.split(": ", 1)[1].startswith("met") for g in goals)
         verdict = "met" if met else "not met"
@@ -712,8 +746,8 @@ def parse_args(argv: Sequence[str] | None) -> Settings:
         "--profile-server",
         type=Path,
         metavar="PATH",
-        help="run ours1's server under cProfile (CPU time), stats to PATH, top entries printed "
-        "(use with one N)",
+        help="run our servers under cProfile (CPU time): ours1's stats to PATH (top entries "
+        "printed), ours2's to PATH.ours2-0/-1 (use with one N)",
     )
     parser.add_argument("--serve-official", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--responses", type=int, default=1, help=argparse.SUPPRESS)
