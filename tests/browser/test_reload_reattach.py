@@ -6,7 +6,11 @@ of the reloaded page rebuilds the transcript from the thread's history, then fol
 
 from __future__ import annotations
 
+import contextlib
 import re
+import socket
+import struct
+import threading
 import time
 from typing import Any
 
@@ -39,6 +43,7 @@ TOKEN_DELAY_MS = 100
 
 SCRIPTS: dict[str, list[Any]] = {
     "reload_mid_run": [{"content": ANSWER, "delayMs": TOKEN_DELAY_MS}],
+    "lost_connection": [{"content": ANSWER, "delayMs": 40}],
 }
 
 
@@ -110,3 +115,128 @@ def test_reload_mid_run_follows_the_run_to_its_end(
     records = script.wait_records(1)
     assert len(records) == 1
     assert human_messages(records[0])[-1]["content"] == PROMPT
+
+
+class CuttingProxy:
+    """A TCP proxy in front of the Jupyter server that can cut the connections a run streams
+    on (those that carried ``POST …/gth/agents/…/run``), as a network blip or a restarting
+    server process behind a balancer would; the page's other connections (the kernel's
+    websocket) are left alone."""
+
+    def __init__(self, upstream_port: int) -> None:
+        self.upstream_port = upstream_port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self.listener.getsockname()[1])
+        self.conns: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+        self.closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self.closed:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.upstream_port))
+            except OSError:
+                client.close()
+                continue
+            conn = {"client": client, "upstream": upstream, "run": False}
+            with self.lock:
+                self.conns.append(conn)
+            threading.Thread(
+                target=self._pipe, args=(conn, client, upstream, True), daemon=True
+            ).start()
+            threading.Thread(
+                target=self._pipe, args=(conn, upstream, client, False), daemon=True
+            ).start()
+
+    def _pipe(
+        self, conn: dict[str, Any], src: socket.socket, dst: socket.socket, sniff: bool
+    ) -> None:
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                if sniff and b"POST " in data and b"/gth/agents/" in data:
+                    conn["run"] = True
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (src, dst):
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+    def cut_runs(self) -> int:
+        """Reset every connection a run went over; how many there were."""
+        with self.lock:
+            runs = [c for c in self.conns if c["run"]]
+            self.conns = [c for c in self.conns if not c["run"]]
+        for conn in runs:
+            for sock in (conn["client"], conn["upstream"]):
+                with contextlib.suppress(OSError):
+                    # An abortive close (RST), as a dropped route or a killed process gives;
+                    # shutdown first, or the pipe thread blocked in recv keeps the socket open.
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    sock.shutdown(socket.SHUT_RDWR)
+                with contextlib.suppress(OSError):
+                    sock.close()
+        return len(runs)
+
+    def close(self) -> None:
+        self.closed = True
+        with contextlib.suppress(OSError):
+            self.listener.close()
+        with self.lock:
+            conns, self.conns = self.conns, []
+        for conn in conns:
+            for sock in (conn["client"], conn["upstream"]):
+                with contextlib.suppress(OSError):
+                    sock.close()
+
+
+def test_lost_connection_mid_run_goes_on_from_the_last_event(
+    jupyter: JupyterServer, notebook: NotebookPage
+) -> None:
+    """The connection a run streams on is cut while the answer streams: the widget re-attaches
+    with ``Last-Event-ID`` and the answer arrives whole, each word once, without an error."""
+    script = jupyter.use_script("lost_connection")
+    rel = f"blip-{jupyter.app}.ipynb"
+    write_notebook(jupyter.root / rel, ["%load_ext gth_jupyter", f"%gth {PROMPT}", ""])
+    proxy = CuttingProxy(jupyter.port)
+    try:
+        reattached: list[dict[str, str]] = []
+
+        def seen(request: Any) -> None:
+            if re.search(r"/gth/runs/[^/]+/events", request.url):
+                reattached.append(request.headers)
+
+        notebook.page.on("request", seen)
+        # The notebook through the proxy (the page's requests are same-origin: all go through it).
+        notebook.rel_path = rel
+        url = jupyter.notebook_url(rel).replace(f":{jupyter.port}/", f":{proxy.port}/")
+        notebook.page.goto(url)
+        expect(notebook.cells.first).to_be_visible(timeout=60_000)
+        notebook.wait_kernel(rel)
+        notebook.run_cells(0, 1)
+        root = notebook.ready_widget()
+        text = assistant(root).first
+        expect(text).to_contain_text("p1w20", timeout=STEP_MS)
+        assert proxy.cut_runs() >= 1
+        notebook.mark("connection cut")
+        expect(root).to_have_attribute("data-state", "idle", timeout=60_000)
+        notebook.shot("after-cut")
+        errors = root.locator(".gth-error").all_inner_texts()
+        assert errors == []
+        assert text.inner_text().split() == WORDS
+        assert reattached, "the widget did not re-attach to the run"
+        assert int(reattached[0].get("last-event-id", "0")) > 20, reattached[0]
+        thread_id = str(root.get_attribute("data-thread-id"))
+        assert jupyter.thread(thread_id)["busy"] is False
+        assert len(script.wait_records(1)) == 1
+    finally:
+        proxy.close()
