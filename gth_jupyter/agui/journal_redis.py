@@ -351,6 +351,9 @@ return 1
 """
 
 
+_Call = tuple[Sequence[str], Sequence[Any], "asyncio.Future[None]"]
+
+
 class _GroupCommit:
     """Runs the shippers' batches together: whatever is asked while a round trip is under way
     goes in the next one, one pipeline of one script call per run. The client's cost is mostly
@@ -359,7 +362,8 @@ class _GroupCommit:
     def __init__(self, client: Callable[[], Redis]) -> None:
         self._client = client
         self._sha: str | None = None
-        self._waiting: list[tuple[Sequence[str], Sequence[Any], asyncio.Future[None]]] = []
+        self._waiting: list[_Call] = []
+        self._flying: list[_Call] = []  # the batch of the round trip under way
         self._task: asyncio.Task[None] | None = None
 
     async def call(self, keys: Sequence[str], args: Sequence[Any]) -> None:
@@ -372,13 +376,14 @@ class _GroupCommit:
     def cancel(self) -> None:
         if self._task is not None:
             self._task.cancel()
-        for _, _, future in self._waiting:
+        for _, _, future in self._waiting + self._flying:
             future.cancel()
         self._waiting.clear()
 
     async def _run(self) -> None:
         while self._waiting:
-            batch, self._waiting = self._waiting, []
+            batch = self._flying = self._waiting
+            self._waiting = []
             try:
                 results = await self._execute(batch)
             except Exception as exc:
@@ -391,9 +396,7 @@ class _GroupCommit:
                 else:
                     future.set_result(None)
 
-    async def _execute(
-        self, batch: list[tuple[Sequence[str], Sequence[Any], asyncio.Future[None]]]
-    ) -> list[Any]:
+    async def _execute(self, batch: list[_Call]) -> list[Any]:
         from redis.exceptions import NoScriptError
 
         redis = self._client()
