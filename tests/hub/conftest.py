@@ -21,7 +21,7 @@ import pytest
 # The browser suite's harness (free ports, process trees, notebook pages) is shared.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "browser"))
 
-from hub_harness import PROXY, Hub, Services
+from hub_harness import ADMIN, PROXY, Hub, Services
 
 USERS = ("a", "b")
 
@@ -89,6 +89,7 @@ def _running_hub(root: Path, services: Services | None) -> Iterator[Hub]:
         hub.start()
         for name in USERS:
             hub.add_user(name)
+        hub.add_user(ADMIN)  # a Hub admin, without a server of their own
         hub.spawn(USERS)
         yield hub
     except Exception:

@@ -48,6 +48,8 @@ PASSWORD = "gth-hub-shared-password"
 HUB_START_S = 60
 SERVER_START_S = 120
 SERVICE = "gth-test"
+#: A Hub admin, and an admin of gth-jupyter's threads (``--GthJupyterApp.admin_users``).
+ADMIN = "ops"
 
 
 # The README's hook, verbatim in spirit: the superuser URL from the Hub's environment only.
@@ -148,6 +150,7 @@ class Hub:
             # Only the users the tests create (through the REST API) may log in.
             "Authenticator.allow_all": False,
             "Authenticator.allow_existing_users": True,
+            "Authenticator.admin_users": {ADMIN},
             "JupyterHub.spawner_class": "jupyterhub.spawner.SimpleLocalProcessSpawner",
             "SimpleLocalProcessSpawner.home_dir_template": str(self.homes / "{username}"),
             "Spawner.cmd": [str(BIN / "jupyterhub-singleuser")],
@@ -155,6 +158,7 @@ class Hub:
                 "--allow-root",
                 # Never ask PyPI for extensions (JupyterLab's extension manager).
                 "--LabApp.extension_manager=readonly",
+                f"--GthJupyterApp.admin_users={ADMIN}",
             ],
             "Spawner.default_url": "/lab",
             "Spawner.environment": {"PYTHONUNBUFFERED": "1"},
@@ -295,7 +299,7 @@ class Hub:
     def add_user(self, name: str, responses: int = 50) -> HubUser:
         """Creates the user, writes the scripted model into their home, makes a token."""
         response = self.request("POST", f"hub/api/users/{name}", self.service_token)
-        if response.status_code not in (201, 409):
+        if response.status_code not in (201, 409):  # 409: the admin exists from the start
             raise HubError(f"creating {name}: {response.status_code} {response.text}")
         home = self.homes / name
         home.mkdir(parents=True, exist_ok=True)

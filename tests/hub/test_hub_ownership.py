@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
-from hub_harness import Hub, reply_of, sse_events
+from hub_harness import ADMIN, Hub, reply_of, sse_events
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -149,4 +149,21 @@ def test_a_visitor_keeps_threads_of_their_own_that_the_owner_does_not_see(
     assert b_thread not in [t["threadId"] for t in mine]
     assert {t["owner"] for t in mine} == {"a"}
     response = hub.request("GET", f"{SERVER}/threads/{b_thread}", shared.a_token)
+    assert refusal(response) == (404, "thread_not_found"), response.text
+
+
+def test_an_admin_of_threads_reads_the_owners_thread_but_cannot_run_on_it(shared: Shared) -> None:
+    """``--GthJupyterApp.admin_users=ops``, and ``ops`` a Hub admin (so it may reach a's
+    server at all)."""
+    hub, ops = shared.hub, shared.hub.users[ADMIN].token
+    history = hub.request("GET", f"{SERVER}/threads/{shared.a_thread}", ops)
+    assert history.status_code == 200, history.text
+    contents = [m.get("content") for m in history.json()["messages"]]
+    assert contents == ["a's secret plans", reply_of("a")]
+    everyone = hub.request("GET", f"{SERVER}/threads?all=true", ops)
+    assert everyone.status_code == 200, everyone.text
+    owners = {t["threadId"]: t["owner"] for t in everyone.json()["threads"]}
+    assert owners[shared.a_thread] == "a"
+    assert threads(hub, ops) == []  # ops's own: none
+    response = run(hub, ops, shared.a_thread, "ops writes into a's thread")
     assert refusal(response) == (404, "thread_not_found"), response.text
