@@ -59,6 +59,15 @@ async def shipped(client: aioredis.Redis, run_id: str, n: int) -> None:
     await eventually(there)
 
 
+async def known(journals: RedisJournals, run_id: str) -> bool:
+    return await journals.find(run_id) is not None
+
+
+async def ended(journals: RedisJournals, run_id: str) -> bool:
+    info = await journals.find(run_id)
+    return info is not None and info.ended
+
+
 @pytest.fixture
 async def client(redis_url: str) -> AsyncIterator[aioredis.Redis]:
     c = aioredis.Redis.from_url(redis_url)
@@ -108,12 +117,7 @@ async def test_find_from_another_process_tells_thread_owner_and_end(
     assert await here.find("r1") == RunInfo("r1", "t1", "alice", ended=False)
     journal.end()
     here.closed(journal)
-
-    async def ended() -> bool:
-        info = await there.find("r1")
-        return info is not None and info.ended
-
-    await eventually(ended)
+    await eventually(lambda: ended(there, "r1"))
     assert await there.find("r1") == RunInfo("r1", "t1", "alice", ended=True)
 
 
@@ -122,15 +126,11 @@ async def test_a_run_without_frames_ends_for_its_followers(
 ) -> None:
     here, there = two
     journal = here.open("r1", "t1", "alice")
-    await eventually(lambda: _known(there, "r1"))
+    await eventually(lambda: known(there, "r1"))
     follower = asyncio.create_task(collect(there.follow("r1", 0)))
     journal.end()
     here.closed(journal)
     assert await follower == []
-
-
-async def _known(journals: RedisJournals, run_id: str) -> bool:
-    return await journals.find(run_id) is not None
 
 
 async def test_the_journal_expires_retain_seconds_after_the_run_ended(
@@ -198,7 +198,7 @@ async def test_trimmed_frames_fail_before_anything_is_sent(redis_url: str) -> No
             journal.append(data(n))
         journal.end()
         here.closed(journal)
-        await eventually(lambda: _ended(there, "r1"))
+        await eventually(lambda: ended(there, "r1"))
         batches = there.follow("r1", 0)
         with pytest.raises(JournalTrimmedError):
             await anext(batches)
@@ -208,11 +208,6 @@ async def test_trimmed_frames_fail_before_anything_is_sent(redis_url: str) -> No
     finally:
         await here.close()
         await there.close()
-
-
-async def _ended(journals: RedisJournals, run_id: str) -> bool:
-    info = await journals.find(run_id)
-    return info is not None and info.ended
 
 
 async def test_followers_attaching_while_frames_are_shipped_miss_nothing_and_repeat_nothing(
@@ -327,43 +322,51 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture
-def own_redis() -> Iterator[Callable[[], subprocess.Popen[bytes]]]:
-    """Starts (and restarts) a throwaway redis-server of this test's own, on one port."""
-    port = free_port()
-    started: list[subprocess.Popen[bytes]] = []
-    folder = tempfile.mkdtemp(prefix="gth-redis-")
+class OwnRedis:
+    """A throwaway redis-server of one test's own, which it stops and starts again (same port,
+    empty again: no persistence)."""
 
-    def start() -> subprocess.Popen[bytes]:
-        server = subprocess.Popen(
+    def __init__(self, folder: str) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.folder = folder
+        self.server: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.server = subprocess.Popen(
             [
-                *("redis-server", "--bind", "127.0.0.1", "--port", str(port)),
-                *("--save", "", "--appendonly", "no", "--dir", folder),
+                *("redis-server", "--bind", "127.0.0.1", "--port", str(self.port)),
+                *("--save", "", "--appendonly", "no", "--dir", self.folder),
             ],
             stdout=subprocess.DEVNULL,
         )
-        started.append(server)
         for _ in range(100):
             with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    return server
+                if s.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return
             time.sleep(0.05)
         raise AssertionError("redis-server did not start")
 
-    start.port = port  # type: ignore[attr-defined]
-    yield start
-    for server in started:
-        if server.poll() is None:
-            server.terminate()
-            server.wait()
+    def stop(self) -> None:
+        if self.server is not None and self.server.poll() is None:
+            self.server.terminate()
+            self.server.wait()
+
+
+@pytest.fixture
+def own_redis() -> Iterator[OwnRedis]:
+    folder = tempfile.mkdtemp(prefix="gth-redis-")
+    server = OwnRedis(folder)
+    server.start()
+    yield server
+    server.stop()
     shutil.rmtree(folder, ignore_errors=True)
 
 
 async def test_redis_going_away_mid_run_breaks_neither_the_run_nor_local_followers(
-    own_redis: Callable[[], subprocess.Popen[bytes]], caplog: pytest.LogCaptureFixture
+    own_redis: OwnRedis, caplog: pytest.LogCaptureFixture
 ) -> None:
-    server = own_redis()
-    url = f"redis://127.0.0.1:{own_redis.port}/0"  # type: ignore[attr-defined]
+    url = own_redis.url
     here = RedisJournals(url, close_timeout=2)
     client = aioredis.Redis.from_url(url)
     try:
@@ -373,13 +376,12 @@ async def test_redis_going_away_mid_run_breaks_neither_the_run_nor_local_followe
             journal.append(data(n))
         await shipped(client, "r1", 10)
         await client.aclose()
-        server.terminate()
-        server.wait()
+        own_redis.stop()
         with caplog.at_level(logging.WARNING, "gth_jupyter.agui.journal_redis"):
             for n in range(11, 31):
                 journal.append(data(n))  # never waits for Redis
                 await asyncio.sleep(0.05)
-            server = own_redis()  # back: the shipper catches up
+            own_redis.start()  # back: the shipper catches up
             client = aioredis.Redis.from_url(url)
             for n in range(31, 41):
                 journal.append(data(n))
@@ -388,7 +390,7 @@ async def test_redis_going_away_mid_run_breaks_neither_the_run_nor_local_followe
             assert await local == frames(1, 40)
             elsewhere = RedisJournals(url)
             try:
-                await eventually(lambda: _ended(elsewhere, "r1"), timeout=60)
+                await eventually(lambda: ended(elsewhere, "r1"), timeout=60)
             finally:
                 await elsewhere.close()
         warnings = [r for r in caplog.records if "r1" in r.getMessage()]
@@ -403,10 +405,9 @@ async def test_redis_going_away_mid_run_breaks_neither_the_run_nor_local_followe
 
 
 async def test_frames_the_local_journal_dropped_while_redis_was_away_are_a_gap_not_a_hang(
-    own_redis: Callable[[], subprocess.Popen[bytes]],
+    own_redis: OwnRedis,
 ) -> None:
-    server = own_redis()
-    url = f"redis://127.0.0.1:{own_redis.port}/0"  # type: ignore[attr-defined]
+    url = own_redis.url
     here, there = RedisJournals(url), RedisJournals(url)
     client = aioredis.Redis.from_url(url)
     try:
@@ -414,15 +415,14 @@ async def test_frames_the_local_journal_dropped_while_redis_was_away_are_a_gap_n
         journal.max_bytes = 5 * len(framed(10))  # the local journal keeps the last 5 frames
         journal.append(data(1))
         await shipped(client, "r1", 1)
-        server.terminate()
-        server.wait()
+        own_redis.stop()
         for n in range(2, 31):
             journal.append(data(n))
         await asyncio.sleep(0.3)  # the shipper has failed at least once
-        own_redis()
+        own_redis.start()
         journal.end()
         here.closed(journal)
-        await eventually(lambda: _ended(there, "r1"), timeout=60)
+        await eventually(lambda: ended(there, "r1"), timeout=60)
         with pytest.raises(JournalTrimmedError):
             await collect(there.follow("r1", 0))
         assert await collect(there.follow("r1", 27)) == frames(28, 30)
@@ -433,16 +433,14 @@ async def test_frames_the_local_journal_dropped_while_redis_was_away_are_a_gap_n
 
 
 async def test_closing_while_redis_is_away_is_bounded(
-    own_redis: Callable[[], subprocess.Popen[bytes]],
+    own_redis: OwnRedis,
 ) -> None:
-    server = own_redis()
-    url = f"redis://127.0.0.1:{own_redis.port}/0"  # type: ignore[attr-defined]
+    url = own_redis.url
     here = RedisJournals(url, close_timeout=1)
     journal = here.open("r1", "t1", "alice")
     journal.append(data(1))
     await asyncio.sleep(0.2)
-    server.terminate()
-    server.wait()
+    own_redis.stop()
     journal.append(data(2))
     await asyncio.wait_for(here.close(), 30)
     assert journal.after(0) == frames(1, 2)
