@@ -122,6 +122,7 @@ class Outcome:
     load: list[float] | None = None
     listen_overflows: int | None = None
     shared: str | None = None
+    services_cpu: float | None = None
 
 
 # -- measuring processes and the machine ---------------------------------------------------------
@@ -219,6 +220,28 @@ class StoreCounters:
     threads: int | None = None
     redis_keys: int | None = None
     errors: list[str] = field(default_factory=list)
+
+
+def service_cpu(db: str, redis: str) -> dict[int, float]:
+    """CPU seconds of each process serving the bench: PostgreSQL backends connected to its
+    database (their title names it) and the Redis server on its port."""
+    name = urlsplit(db).path.lstrip("/")
+    port = f":{urlsplit(redis).port}"
+    found: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            line = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if (line.startswith("postgres:") and f" {name} " in line) or (
+            "redis-server" in line and port in line
+        ):
+            cpu = process_cpu_seconds(int(entry.name))
+            if cpu is not None:
+                found[int(entry.name)] = cpu
+    return found
 
 
 def store_counters(db: str, redis: str) -> StoreCounters:
@@ -470,6 +493,7 @@ async def measure(
         for proc in procs:
             proc.cpu_start = process_cpu_seconds(proc.server.process.pid)
         counters = store_counters(db, redis) if config == "ours2" and db and redis else None
+        services_before = service_cpu(db, redis) if counters is not None and db and redis else {}
         ticks, overflows = machine_busy_ticks(), listen_overflows()
         outcome.client = await run_client(job, s.timeout)
         ticks_after, overflows_after = machine_busy_ticks(), listen_overflows()
@@ -485,6 +509,9 @@ async def measure(
             outcome.machine_busy = (ticks_after[0] - ticks[0]) / (ticks_after[1] - ticks[1])
         outcome.load = load_average()
         if counters is not None and db and redis:
+            after = service_cpu(db, redis)
+            used = (v - services_before.get(pid, 0.0) for pid, v in after.items())
+            outcome.services_cpu = sum(used)
             outcome.shared = shared_state(counters, store_counters(db, redis), streams)
         outcome.servers = [
             {"url": p.server.url, "cpu": p.cpu_used, "peak_rss_mb": p.peak_rss_mb} for p in procs
@@ -613,7 +640,7 @@ def report(s: Settings, outcomes: list[Outcome], info: dict[str, Any]) -> list[s
             if len(o.servers) > 1:
                 print(
                     f"    {LABELS[o.config]}: completed per server {c['per_target_completed']}; "
-                    f"afterwards {o.shared}"
+                    f"{o.shared}; PostgreSQL backends + Redis used {o.services_cpu or 0:.1f} CPU s"
                 )
         if official is not None:
             oc = official.client
