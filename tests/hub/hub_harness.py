@@ -1,4 +1,4 @@
-"""A real JupyterHub for the hub tests: its proxy, two users and their single-user servers.
+"""A real JupyterHub for the hub tests: its proxy, its users and their single-user servers.
 
 ``Hub`` writes a ``jupyterhub_config.py`` into a temporary directory and runs ``jupyterhub``
 from this interpreter's environment: the dummy authenticator (one shared password), the
@@ -52,7 +52,7 @@ SERVICE = "gth-test"
 ADMIN = "ops"
 
 
-# The README's hook, verbatim in spirit: the superuser URL from the Hub's environment only.
+# The README's hook and settings; the superuser URL comes from the Hub's environment only.
 DEPLOYMENT_CONFIG = """
 import os
 from gth_jupyter.store.provision import provision_user
