@@ -7,6 +7,7 @@ of the reloaded page rebuilds the transcript from the thread's history, then fol
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import socket
 import struct
@@ -40,9 +41,39 @@ PARAGRAPHS = [" ".join(f"p{p}w{w}" for w in range(1, 51)) for p in range(1, 7)]
 ANSWER = "\n\n".join(PARAGRAPHS)
 WORDS = ANSWER.split()
 TOKEN_DELAY_MS = 100
+# Before the long answer, the same run says a line and draws an A2UI surface (a server tool):
+# by the reload they are in the thread's checkpoint, so the history shows them, and the run's
+# events replayed from its start must not show them again.
+FIRST = "Let me draw the title first."
+SURFACE_JSONL = "\n".join(
+    json.dumps(m)
+    for m in [
+        {
+            "surfaceUpdate": {
+                "surfaceId": "story_title",
+                "components": [
+                    {"id": "root", "component": {"Column": {"children": {"explicitList": ["t"]}}}},
+                    {
+                        "id": "t",
+                        "component": {
+                            "Text": {"text": {"literalString": "A long story"}, "usageHint": "h3"}
+                        },
+                    },
+                ],
+            }
+        },
+        {"beginRendering": {"surfaceId": "story_title", "root": "root"}},
+    ]
+)
 
 SCRIPTS: dict[str, list[Any]] = {
-    "reload_mid_run": [{"content": ANSWER, "delayMs": TOKEN_DELAY_MS}],
+    "reload_mid_run": [
+        {
+            "content": FIRST,
+            "toolCalls": [{"name": "show_a2ui_surface", "args": {"surfaceJsonl": SURFACE_JSONL}}],
+        },
+        {"content": ANSWER, "delayMs": TOKEN_DELAY_MS},
+    ],
     "lost_connection": [{"content": ANSWER, "delayMs": 40}],
 }
 
@@ -61,9 +92,12 @@ def test_reload_mid_run_follows_the_run_to_its_end(
     notebook.run_cells(0, 1)
     root = notebook.ready_widget()
     expect(root).to_have_attribute("data-transport", "http")
-    text = assistant(root).first
+    text = assistant(root).nth(1)
     expect(text).to_contain_text("p1w5", timeout=STEP_MS)
     expect(root).to_have_attribute("data-state", "running")
+    card = root.locator(".gth-tool[data-tool-name=show_a2ui_surface]")
+    expect(card).to_have_count(1)
+    expect(root.locator(".gth-a2ui-surface")).to_have_count(1)
     thread_id = str(root.get_attribute("data-thread-id"))
     # A reload restores the widget only from the saved notebook.
     notebook.save()
@@ -87,14 +121,18 @@ def test_reload_mid_run_follows_the_run_to_its_end(
     expect(notebook.cells.first).to_be_visible(timeout=60_000)
     root = notebook.ready_widget()
     assert root.get_attribute("data-thread-id") == thread_id
-    expect(assistant(root)).to_have_count(1, timeout=STEP_MS)
+    expect(assistant(root)).to_have_count(2, timeout=STEP_MS)
     expect(root).to_have_attribute("data-state", "idle", timeout=60_000)
     notebook.mark("run followed to its end")
     notebook.shot("after-reload")
 
-    # The whole answer, exactly once: one assistant message holding every word in order.
-    assert transcript(root) == [("user", PROMPT), ("assistant", transcript(root)[1][1])]
-    assert assistant(root).first.inner_text().split() == WORDS
+    # Every message once, the answer whole: the line and the surface from the history, the
+    # answer that was streaming with every word in order.
+    shown = transcript(root)
+    assert shown == [("user", PROMPT), ("assistant", FIRST), ("assistant", shown[2][1])]
+    assert assistant(root).nth(1).inner_text().split() == WORDS
+    expect(root.locator(".gth-tool[data-tool-name=show_a2ui_surface]")).to_have_count(1)
+    expect(root.locator(".gth-a2ui-surface")).to_have_count(1)
     assert root.locator(".gth-error").count() == 0, root.locator(".gth-error").all_inner_texts()
     # It followed the run in flight (the rest of the answer streamed into this page), and
     # sent nothing again.
@@ -111,9 +149,9 @@ def test_reload_mid_run_follows_the_run_to_its_end(
     assert view["busy"] is False
     assert "run" not in view
     answers = [m for m in view["messages"] if m["role"] == "assistant"]
-    assert [m["content"].split() for m in answers] == [WORDS]
-    records = script.wait_records(1)
-    assert len(records) == 1
+    assert [m["content"].split() for m in answers] == [FIRST.split(), WORDS]
+    records = script.wait_records(2)
+    assert len(records) == 2
     assert human_messages(records[0])[-1]["content"] == PROMPT
 
 
