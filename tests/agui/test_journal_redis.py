@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
-from gth_jupyter.agui.journal import JournalTrimmedError, RunInfo
+from gth_jupyter.agui.journal import Journals, JournalTrimmedError, RunInfo
 from gth_jupyter.agui.journal_redis import RedisJournals
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -444,6 +444,11 @@ async def test_closing_while_redis_is_away_is_bounded(
     journal.append(data(2))
     await asyncio.wait_for(here.close(), 30)
     assert journal.after(0) == frames(1, 2)
+
+
+def test_redis_journals_are_journals() -> None:
+    journals: Journals = RedisJournals("redis://127.0.0.1:1/0")  # checked by mypy
+    assert journals is not None  # nothing connects before it is used
 
 
 def test_a_missing_redis_package_is_said_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
