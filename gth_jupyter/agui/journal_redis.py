@@ -68,7 +68,12 @@ class _Shipment:
 
 
 class RedisJournals:
-    """Journals kept in this process and shipped to Redis Streams (see the module docstring)."""
+    """Journals kept in this process and shipped to Redis Streams (see the module docstring).
+
+    ``retain``: seconds a journal is kept after its run ended, here and in Redis. ``max_len``:
+    the entries a run's stream keeps. ``live``: seconds without a heartbeat after which followers
+    elsewhere take a run's process for gone. ``close_timeout``: the most :meth:`close` waits for
+    the last batches. The client is made on first use, on the running loop."""
 
     def __init__(
         self,
