@@ -104,6 +104,7 @@ class RedisJournals:
         self._redis: Redis | None = None
         self._commits = _GroupCommit(self._client)
         self._closing = False
+        self._find_failing = False  # logged once per outage
 
     def _client(self) -> Redis:
         """The client, made on first use (on the running loop)."""
@@ -154,7 +155,18 @@ class RedisJournals:
         pipe = self._client().pipeline(transaction=False)
         pipe.hgetall(meta_key)
         pipe.exists(live_key)
-        meta, live = await pipe.execute()
+        try:
+            meta, live = await pipe.execute()
+        except Exception as exc:
+            if not _is_connection_error(exc):
+                raise
+            # Hosts ask before every new run: Redis away must not stop runs from starting
+            # here (a run id running elsewhere is still held off by its thread's lease).
+            if not self._find_failing:
+                self._find_failing = True
+                log.warning("run journals: Redis unreachable, runs elsewhere not found: %r", exc)
+            return None
+        self._find_failing = False
         if not meta:
             return None
         ended = meta.get(b"ended") == b"1" or not live

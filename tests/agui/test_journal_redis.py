@@ -432,6 +432,21 @@ async def test_frames_the_local_journal_dropped_while_redis_was_away_are_a_gap_n
         await there.close()
 
 
+async def test_with_redis_away_runs_elsewhere_are_not_found_and_runs_here_are(
+    own_redis: OwnRedis,
+) -> None:
+    here = RedisJournals(own_redis.url, close_timeout=1)
+    try:
+        journal = here.open("r1", "t1", "alice")
+        own_redis.stop()
+        assert await here.find("elsewhere") is None  # a new run can still start here
+        assert await here.find("r1") == RunInfo("r1", "t1", "alice", ended=False)
+        journal.end()
+        here.closed(journal)
+    finally:
+        await here.close()
+
+
 async def test_closing_while_redis_is_away_is_bounded(
     own_redis: OwnRedis,
 ) -> None:
