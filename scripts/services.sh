@@ -84,7 +84,10 @@ stop_all() {
     "${run[@]}" "$bin/pg_ctl" -D "$dir/pg/data" -m immediate -w stop >/dev/null 2>&1 || true
   fi
   if [ -f "$dir/redis/pid" ]; then
-    kill "$(cat "$dir/redis/pid")" 2>/dev/null || true
+    local pid
+    pid=$(cat "$dir/redis/pid")
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   fi
   rm -rf "$dir"
 }

@@ -19,6 +19,7 @@ __all__ = [
     "from_agent_error",
     "invalid_input",
     "invalid_json",
+    "journal_unavailable",
     "kernel_not_found",
     "run_exists",
     "run_not_found",
@@ -130,4 +131,15 @@ def events_expired(run: str) -> ProtocolError:
         "events_expired",
         f"The events of run {run[:80]!r} after that id are no longer kept; load the thread "
         "(GET gth/threads/{id}) instead.",
+    )
+
+
+def journal_unavailable(run: str) -> ProtocolError:
+    """The shared journal (Redis) could not be read for a re-attach."""
+    return ProtocolError(
+        503,
+        "journal_unavailable",
+        f"The events of run {run[:80]!r} cannot be read right now (the shared journal is "
+        "unreachable); try again shortly.",
+        headers={"Retry-After": "2"},
     )

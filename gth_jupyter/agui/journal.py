@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import itertools
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Protocol
@@ -73,6 +74,11 @@ class RunJournal:
         return self._last
 
     @property
+    def first_id(self) -> int:
+        """The id of the oldest frame kept."""
+        return self._first
+
+    @property
     def ended(self) -> bool:
         return self._ended
 
@@ -113,7 +119,11 @@ class RunJournal:
         start = max(last_id + 1 - self._first, 0)
         if start == 0:
             return list(self._frames)
-        return list(self._frames)[start:]
+        # From the end when the follower is near the tip (the usual case): O(new frames).
+        count = self._last - last_id
+        if count <= len(self._frames) // 2:
+            return list(itertools.islice(reversed(self._frames), count))[::-1]
+        return list(itertools.islice(self._frames, start, None))
 
     async def wait(self, last_id: int) -> None:
         """Returns once there is a frame after ``last_id`` or the run has ended."""

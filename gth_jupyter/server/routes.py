@@ -53,6 +53,7 @@ from ..agui.errors import (
     body_too_large,
     events_expired,
     invalid_input,
+    journal_unavailable,
     kernel_not_found,
     run_exists,
     run_not_found,
@@ -492,10 +493,16 @@ class GthRoutesMixin(web.RequestHandler):
             first = []
         except JournalTrimmedError:
             raise events_expired(run_id) from None
+        except Exception as exc:  # the shared journal (Redis) cannot be reached
+            log.warning("Run %s: its journal could not be read: %s", run_id, exc)
+            raise journal_unavailable(run_id) from None
         self.start_stream()
         task = asyncio.ensure_future(self._relay(first, frames))
         self._stream_task = task
         await asyncio.wait({task})
+        if not task.cancelled() and task.exception() is not None:
+            # A gap or a lost journal mid-stream: the client re-attaches from its last id.
+            log.warning("Run %s: re-attached stream ended early: %s", run_id, task.exception())
         if not self._finished:
             with contextlib.suppress(StreamClosedError):
                 self.finish()
