@@ -117,7 +117,7 @@ def deployment(pg_url: str, redis_url: str, tmp_path: Path) -> Iterator[dict[str
         [
             "Hello from one.",  # thread t1, first turn
             {"content": LONG, "delayMs": 5},  # thread t2: a long run, detached
-            {"content": LONG, "delayMs": 20},  # thread t3: killed mid-run
+            {"content": LONG, "delayMs": 10},  # thread t3: killed mid-run
             {"content": "Say cheese.", "toolCalls": [{"name": "capture_image", "id": "cam-1"}]},
         ],
         env,
