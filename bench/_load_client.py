@@ -43,6 +43,8 @@ class Stream:
     status: int | None = None
     ttfb: float | None = None
     first_token: float | None = None
+    last_token: float | None = None  # time of the last content frame
+    finished: float | None = None  # time of the frame that ended the run
     total: float | None = None
     frames: int = 0
     content: int = 0
@@ -139,8 +141,11 @@ async def one_stream(target: dict[str, Any], index: int, body: bytes, tokens: in
                     last_time = now
                     if CONTENT in frame:
                         result.content += 1
+                        result.last_token = now - start
                         if result.first_token is None:
                             result.first_token = now - start
+                    if FINISHED in frame or ERROR in frame:
+                        result.finished = now - start
                     last_frame = frame
             if (decoder is not None and decoder.done) or (length is not None and got >= length):
                 ended = True
@@ -212,6 +217,12 @@ async def run(job: dict[str, Any]) -> dict[str, Any]:
     ttfb = [s.ttfb for s in streams if s.ttfb is not None]
     first_token = [s.first_token for s in streams if s.first_token is not None]
     per_stream_max = [max(s.gaps) for s in streams if s.gaps]
+    # The run's end: from its last token to RUN_FINISHED (checkpoint, lease, journal end).
+    tail = [
+        s.finished - s.last_token
+        for s in streams
+        if s.finished is not None and s.last_token is not None
+    ]
     errors: dict[str, int] = {}
     for s in streams:
         if not s.ok:
@@ -238,6 +249,8 @@ async def run(job: dict[str, Any]) -> dict[str, Any]:
             "zero_share": (sum(g < 1e-4 for g in gaps) / len(gaps)) if gaps else None,
         },
         "stream_max_gap_p50": percentile(per_stream_max, 0.5),
+        "tail": {q: percentile(tail, v) for q, v in (("p50", 0.5), ("p99", 0.99))}
+        | {"max": max(tail) if tail else None},
         "frames_per_stream": percentile([float(s.frames) for s in streams if s.ok], 0.5),
         "body_bytes_per_stream": percentile([float(s.body_bytes) for s in streams if s.ok], 0.5),
         "sample_failures": [asdict(s) | {"gaps": len(s.gaps)} for s in streams if not s.ok][:3],

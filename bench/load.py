@@ -637,6 +637,11 @@ def report(s: Settings, outcomes: list[Outcome], info: dict[str, Any]) -> list[s
                     f"    {LABELS[o.config]}: {o.listen_overflows} connection(s) overflowed a "
                     "listen queue (accept backlog full; those clients retried after ~1 s)"
                 )
+            tail = c.get("tail", {})
+            print(
+                f"    {LABELS[o.config]}: last token to RUN_FINISHED p50 {ms(tail.get('p50'))}, "
+                f"p99 {ms(tail.get('p99'))}, max {ms(tail.get('max'))} ms"
+            )
             if len(o.servers) > 1:
                 print(
                     f"    {LABELS[o.config]}: completed per server {c['per_target_completed']}; "
@@ -686,6 +691,8 @@ async def run(s: Settings) -> dict[str, Any]:
         "versions": library_versions(),
         "load_start": load_average(),
     }
+    if s.official_raw_events is not None:
+        LABELS["official"] = f"official (emit_raw_events={str(s.official_raw_events).lower()})"
     print(
         f"load: streams {s.streams}, {s.tokens} tokens, {s.delay_ms:g} ms token delay, "
         f"configurations {s.only}; load average {info['load_start']}",
