@@ -128,7 +128,8 @@ class PostgresLeases:
                 task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
         try:
-            async with self._pool.connection() as conn:
+            # Bounded: a database already gone must not hold a server's shutdown for long.
+            async with self._pool.connection(timeout=5.0) as conn:
                 await conn.execute(_DELETE_ALL, (self.holder_id,))
         except Exception:
             log.exception("gth-jupyter: could not release this server's run leases")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,13 +36,42 @@ def gth_script() -> list[Any]:
 
 
 @pytest.fixture
-def jp_server_config(jp_root_dir: Path, gth_script: list[Any]) -> dict[str, Any]:
+def gth_checkpointer(request: pytest.FixtureRequest) -> str:
+    """The extension's checkpointer: memory, unless a test asks for others with
+    ``@pytest.mark.parametrize("gth_checkpointer", [...], indirect=True)``."""
+    return str(getattr(request, "param", "memory"))
+
+
+@pytest.fixture
+def gth_database(gth_checkpointer: str, request: pytest.FixtureRequest) -> Iterator[str | None]:
+    """A fresh database of the test PostgreSQL for the postgres checkpointer, else ``None``."""
+    if gth_checkpointer != "postgres":
+        yield None
+        return
+    from tests.services import fresh_database
+
+    yield from fresh_database(request.getfixturevalue("pg_admin_url"))
+
+
+@pytest.fixture(autouse=True)
+def jp_server_cleanup(gth_database: str | None, jp_server_cleanup: None) -> None:
+    """pytest-jupyter's cleanup, after ``gth_database`` is set up, so that the server stops
+    (and closes its pool) before the database is dropped."""
+
+
+@pytest.fixture
+def jp_server_config(
+    jp_root_dir: Path, gth_script: list[Any], gth_checkpointer: str, gth_database: str | None
+) -> dict[str, Any]:
     config = {
         "llm": {"type": "fake", "responses": gth_script},
         "builtInTools": ["gth_status_update", "gth_checklist"],
     }
     (jp_root_dir / ".gsloth.config.json").write_text(json.dumps(config))
-    return {
-        "ServerApp": {"jpserver_extensions": {"gth_jupyter": True}},
-        "GthJupyterApp": {"checkpointer": "memory"},
-    }
+    app: dict[str, Any] = {"checkpointer": gth_checkpointer}
+    if gth_checkpointer == "postgres":
+        # A fresh database of the test PostgreSQL (the setting, not the environment variable,
+        # which the extension would take out of this test process's environment).
+        app["database_url"] = gth_database
+        app["run_lease_seconds"] = 5.0
+    return {"ServerApp": {"jpserver_extensions": {"gth_jupyter": True}}, "GthJupyterApp": app}

@@ -10,6 +10,9 @@ from tornado.httpclient import HTTPClientError
 
 from tests.sse import sse_events as parse_sse
 
+#: For the tests that store threads: the in-memory store and the shared PostgreSQL one.
+STORES = pytest.mark.parametrize("gth_checkpointer", ["memory", "postgres"], indirect=True)
+
 CAMERA = {
     "name": "capture_image",
     "description": "webcam",
@@ -30,6 +33,7 @@ def run_body(thread: str, run: str, messages: list[dict[str, Any]], **extra: Any
     )
 
 
+@STORES
 async def test_health_and_info(jp_fetch) -> None:
     health = await jp_fetch("gth", "health")
     assert json.loads(health.body) == {"status": "ok"}
@@ -47,6 +51,7 @@ async def test_health_and_info(jp_fetch) -> None:
     assert offered["activity"]["types"] == ["a2ui-surface"]
 
 
+@STORES
 async def test_a_run_streams_sse(jp_fetch) -> None:
     messages = [{"id": "u1", "role": "user", "content": "hi"}]
     response = await jp_fetch(
@@ -64,6 +69,7 @@ async def test_a_run_streams_sse(jp_fetch) -> None:
     assert events[-1]["type"] == "RUN_FINISHED"
 
 
+@STORES
 async def test_server_tool_and_client_tool_rounds(jp_fetch) -> None:
     history = [{"id": "u1", "role": "user", "content": "hi"}]
     await jp_fetch(
@@ -108,6 +114,7 @@ async def test_server_tool_and_client_tool_rounds(jp_fetch) -> None:
     assert [e["toolCallId"] for e in events if e["type"] == "TOOL_CALL_RESULT"] == pending
 
 
+@STORES
 @pytest.mark.parametrize(
     ("body", "status", "code"),
     [

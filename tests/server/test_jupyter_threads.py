@@ -9,6 +9,9 @@ import pytest
 
 from tests.sse import sse_events as parse_sse
 
+#: Both tests on the in-memory store and on the shared PostgreSQL one.
+STORES = pytest.mark.parametrize("gth_checkpointer", ["memory", "postgres"], indirect=True)
+
 
 @pytest.fixture
 def gth_script() -> list[Any]:
@@ -21,6 +24,7 @@ def gth_script() -> list[Any]:
     ]
 
 
+@STORES
 async def test_history_matches_the_streamed_ids(jp_fetch) -> None:
     body = json.dumps(
         {"threadId": "h", "runId": "r", "messages": [{"id": "u1", "role": "user", "content": "go"}]}
@@ -38,6 +42,7 @@ async def test_history_matches_the_streamed_ids(jp_fetch) -> None:
     assert history["busy"] is False and history["pendingToolCallIds"] == []
 
 
+@STORES
 async def test_an_unknown_thread_is_empty(jp_fetch) -> None:
     history = json.loads((await jp_fetch("gth", "threads", "nobody")).body)
     assert history["messages"] == []
