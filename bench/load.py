@@ -15,14 +15,19 @@ raw asyncio HTTP/1.1, no HTTP library) opens all N streams at once and reads the
   under uvicorn in its own process (this script with ``--serve-official``).
 
 A configuration that cannot run prints ``skipped: <why>`` and the others go on. Reported per
-configuration: streams completed/failed (a lost or incomplete stream is a failure), time to the
-first SSE frame p50/p99, the gap between consecutive frames of a stream at the client p50/p99,
-wall time, CPU seconds and peak RSS (``VmHWM``) of each server process, the client's CPU, how
-busy the machine's CPUs were, and ratios against the official adapter. Run from the repository
-root::
+configuration: streams completed/failed (a lost or incomplete stream is a failure, printed
+loudly), time to the first SSE frame p50/p99, the gap between consecutive frames of a stream at
+the client p50/p99/max, the time from a stream's last token to ``RUN_FINISHED``, wall time, CPU
+seconds and peak RSS (``VmHWM``) of each server process, the client's CPU (it must not be the
+limit), how busy the machine's CPUs were, connections dropped by a full accept queue, and ratios
+against the official adapter; for two servers also the streams each completed and what they did
+in the shared stores (PostgreSQL transactions and Redis commands per run, the CPU of the
+PostgreSQL backends and Redis). The last line checks the goal: 200 streams, none lost, gap p99
+under 50 ms for ours. Run from the repository root::
 
-    .venv/bin/python bench/load.py                                  # N = 50 and 200
+    .venv/bin/python bench/load.py                                  # N = 50 and 200 (~2 min)
     .venv/bin/python bench/load.py --streams 50,200 --tokens 200 --delay-ms 5
+    .venv/bin/python bench/load.py --only official --official-raw-events false
     .venv/bin/python bench/load.py --streams 200 --only ours1 --profile-server /tmp/load.prof
 
 Results are printed and saved to ``bench/results/load.json``.
