@@ -57,8 +57,13 @@ else:
     from gth_jupyter.agui import prepare_run, runtime_of, stream_events
     from gth_jupyter.config import load_config
 
+    def store_of(db):  # a path, or a PostgreSQL URL
+        if db.startswith("postgresql://"):
+            return CheckpointStore("postgres", url=db, lease_seconds=2)
+        return CheckpointStore("sqlite", db)
+
     registry = AgentRegistry(
-        load_config(config), command="notebook", store=CheckpointStore("sqlite", db)
+        load_config(config), command="notebook", store=store_of(db)
     )
     body = json.dumps({
         "threadId": thread, "runId": "server-run",
@@ -98,7 +103,9 @@ def write_config(folder: Path, token_delay_ms: int) -> Path:
     return path
 
 
-def start_peer(role: str, config: Path, db: Path, thread: str, go: Path) -> subprocess.Popen[str]:
+def start_peer(
+    role: str, config: Path, db: Path | str, thread: str, go: Path
+) -> subprocess.Popen[str]:
     command = [sys.executable, "-c", PEER, role, str(config), str(db), thread, str(go)]
     env = {**os.environ, "HOME": str(config.parent)}
     return subprocess.Popen(
@@ -124,12 +131,16 @@ def result_of(peer: subprocess.Popen[str]) -> dict[str, Any]:
     return outcome
 
 
-def thread_messages(config: Path, db: Path, thread: str) -> list[str]:
+def thread_messages(config: Path, db: Path | str, thread: str) -> list[str]:
     """The thread as stored, read by a third party through a fresh store."""
     import asyncio
 
     async def read() -> list[str]:
-        store = CheckpointStore("sqlite", db)
+        store = (
+            CheckpointStore("postgres", url=db)
+            if isinstance(db, str)
+            else CheckpointStore("sqlite", db)
+        )
         registry = AgentRegistry(load_config(config), command="notebook", store=store)
         try:
             state = await (await registry.runtime()).thread_state(thread)
@@ -171,32 +182,57 @@ def test_thread_ids_become_safe_lock_file_names(tmp_path: Path) -> None:
     assert path.parent == tmp_path / "locks" and len(path.name) < 64
 
 
-async def test_the_runtime_refuses_a_thread_another_store_holds(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+async def test_the_runtime_refuses_a_thread_another_store_holds(
+    tmp_path: Path, kind: str, request: pytest.FixtureRequest
+) -> None:
     config = write_config(tmp_path, 0)
     db = tmp_path / "threads.sqlite"
+    url = request.getfixturevalue("pg_url") if kind == "postgres" else None
+
+    async def another() -> CheckpointStore:
+        """The same threads, opened by another process (another store object here)."""
+        store = CheckpointStore(kind, db, url=url, lease_seconds=2)
+        await store.get()  # the postgres leases live in the opened database
+        return store
+
     registry = AgentRegistry(
-        load_config(config), command="notebook", store=CheckpointStore("sqlite", db)
+        load_config(config), command="notebook", store=await another(), cwd=tmp_path
     )
     runtime = await registry.runtime()
-    held = await CheckpointStore("sqlite", db).leases.acquire("shared", "elsewhere")
+    elsewhere = await another()
+    held = await elsewhere.leases.acquire("shared", "elsewhere")
     assert held is not None
     with pytest.raises(RunBusyError):
         await runtime.claim("shared")
     assert not runtime.is_busy("shared")  # a refused claim leaves nothing behind
     assert await runtime.running("shared") == "elsewhere"
     held.release()
+    assert await elsewhere.leases.holder("shared") is None  # the release has landed
     claim = await runtime.claim("shared", "mine")
-    assert await CheckpointStore("sqlite", db).leases.acquire("shared") is None
+    assert await elsewhere.leases.acquire("shared") is None
+    assert await elsewhere.leases.holder("shared") == "mine"
     claim.release()
     await registry.close()
+    await elsewhere.close()
 
 
-@pytest.mark.parametrize("roles", [("session", "server"), ("session", "session")])
+@pytest.mark.parametrize(
+    ("roles", "kind"),
+    [
+        (("session", "server"), "sqlite"),
+        (("session", "session"), "sqlite"),
+        (("server", "server"), "postgres"),  # two servers sharing one database
+    ],
+)
 def test_two_processes_racing_on_one_thread_give_one_run_and_one_run_busy(
-    tmp_path: Path, roles: tuple[str, str]
+    tmp_path: Path, roles: tuple[str, str], kind: str, request: pytest.FixtureRequest
 ) -> None:
     config = write_config(tmp_path, 50)  # ~1.5 s of answer: the loser arrives while it streams
-    db, go = tmp_path / "threads.sqlite", tmp_path / "go"
+    go = tmp_path / "go"
+    db: Path | str = tmp_path / "threads.sqlite"
+    if kind == "postgres":
+        db = request.getfixturevalue("pg_url")
     peers = [start_peer(role, config, db, "nb-race", go) for role in roles]
     try:
         for peer in peers:
