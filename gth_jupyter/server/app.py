@@ -128,8 +128,10 @@ class GthJupyterApp(ExtensionApp):
             refusal = exc
             store = CheckpointStore("memory")
         self.registry = AgentRegistry(config, command=NOTEBOOK_COMMAND, store=store, cwd=root)
-        if refusal is not None and self.registry.build_error is None:
-            self.registry.build_error = refusal
+        if refusal is not None:
+            # Refused like an agent that could not be built: /gth/info says why, runs are 503.
+            self.registry.build_error = self.registry.build_error or refusal
+            self.registry.parts = None
         limit = config.for_command(NOTEBOOK_COMMAND).max_body_bytes
         if self.max_body_bytes != DEFAULT_MAX_BODY_BYTES:
             limit = self.max_body_bytes
