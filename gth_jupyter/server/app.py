@@ -156,7 +156,9 @@ class GthJupyterApp(ExtensionApp):
         any kernel, shell tool or MCP server starts; non-dumpable, so that a kernel of the same
         user cannot read them from ``/proc/<pid>/environ`` either."""
         found = take_service_urls()
-        if found.any:
+        # Also for URLs from the settings: they live in this process's memory, which a
+        # dumpable process exposes to its user's other processes (/proc/<pid>/mem).
+        if found.any or self.database_url or self.redis_url:
             make_non_dumpable()
         self.database_url_resolved = found.database or self.database_url or None
         self.redis_url_resolved = found.redis or self.redis_url or None
