@@ -36,6 +36,7 @@ from .postgres_leases import LEASES_SCHEMA, PostgresLeases
 __all__ = [
     "CHECKPOINT_TYPES",
     "OpenedPostgres",
+    "PostgresLeases",
     "PostgresThreads",
     "open_postgres",
     "strict_serializer",
