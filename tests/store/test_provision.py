@@ -11,7 +11,7 @@ from langgraph.checkpoint.base import empty_checkpoint
 from psycopg import errors, sql
 
 from gth_jupyter.store.postgres import open_postgres
-from gth_jupyter.store.provision import provision_user, role_name
+from gth_jupyter.store.provision import pre_spawn_hook, provision_user, role_name
 
 
 def test_role_names_are_safe_and_distinct() -> None:
@@ -120,3 +120,23 @@ def test_the_cli_prints_the_users_url(pg_url: str, users: tuple[str, str]) -> No
         timeout=60,
     )
     assert missing.returncode == 2 and "GTH_JUPYTER_ADMIN_DATABASE_URL" in missing.stderr
+
+
+async def test_the_hub_hook_gives_the_spawner_the_users_url(
+    pg_url: str, users: tuple[str, str]
+) -> None:
+    alice, _ = users
+
+    class Spawner:  # the part of a JupyterHub spawner the hook uses
+        user = type("User", (), {"name": alice})()
+        environment: dict[str, str] = {"KEPT": "1"}
+
+    spawner = Spawner()
+    await pre_spawn_hook(pg_url)(spawner)
+    url = spawner.environment["GTH_JUPYTER_DATABASE_URL"]
+    assert spawner.environment["KEPT"] == "1"
+    store = await open_postgres(url, lease_seconds=5)
+    try:
+        assert await store.threads.claim("t", alice) == alice
+    finally:
+        await store.close()
