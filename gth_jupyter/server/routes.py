@@ -316,6 +316,7 @@ class GthRoutesMixin(web.RequestHandler):
     async def write_threads(self, name: str = DEFAULT_AGENT) -> None:
         """``{"threads": [{threadId, owner, createdAt, updatedAt}]}``: the requester's own
         threads, the latest used first; ``?all=true`` gives an admin every user's."""
+        self.note_oauth_redirect()  # this may be the request that connects the MCP servers
         try:
             runtime = await runtime_of(self.registry, name)
         except ProtocolError as error:
@@ -329,6 +330,7 @@ class GthRoutesMixin(web.RequestHandler):
     async def write_thread(self, thread_id: str, name: str = DEFAULT_AGENT) -> None:
         """A thread's conversation as AG-UI messages, and what it waits on; ``?turn=ID`` gives
         one widget turn's messages alone. Another user's thread is ``404 thread_not_found``."""
+        self.note_oauth_redirect()  # this may be the request that connects the MCP servers
         try:
             runtime = await runtime_of(self.registry, name)
             await admit_thread(runtime, thread_id, self.requester(), write=False)
@@ -341,6 +343,7 @@ class GthRoutesMixin(web.RequestHandler):
     async def write_grants(self, thread_id: str) -> None:
         """The standing approvals a run on ``thread_id`` would use: the thread's own and the
         session's (see :mod:`gth_jupyter.middleware.grants`)."""
+        self.note_oauth_redirect()  # this may be the request that connects the MCP servers
         try:
             runtime = await runtime_of(self.registry, DEFAULT_AGENT)
             await admit_thread(runtime, thread_id, self.requester(), write=False)
