@@ -114,6 +114,12 @@ class KernelClient:
         self._router.start()
         await self._handshake(timeout)
 
+    async def ready(self, timeout: float = 30.0) -> None:
+        """Waits until the kernel answers again, e.g. after a restart: a request sent while the
+        new kernel is not yet listening can be lost, and would then wait out its whole queue
+        time."""
+        await self._handshake(timeout)
+
     async def _handshake(self, timeout: float) -> None:
         """Ask for ``kernel_info`` until both its reply and its IOPub status arrive.
 

@@ -66,7 +66,8 @@ async def test_a_kernel_restart_gets_a_new_subshell(
 ) -> None:
     assert (await list_variables(kernel)).shell == "subshell"
     await manager.restart_kernel(now=True)
-    await run_python(kernel, "after_restart = 1", timeout=30)
+    await kernel.ready()  # the new kernel listens before anything is sent to it
+    await run_python(kernel, "after_restart = 1", timeout=30, queue_timeout=60)
     answer = await list_variables(kernel)
     assert answer.shell == "subshell", answer.data
     assert [v["name"] for v in answer.data["variables"]] == ["after_restart"]
