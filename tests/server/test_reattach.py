@@ -173,3 +173,11 @@ async def test_delete_stops_a_detached_run_and_its_followers_see_why(
     assert again.status_code == 204
     unknown = await http.delete("runs/nope")
     assert unknown.status_code == 404 and unknown.json()["code"] == "run_not_found"
+
+
+async def test_a_huge_run_id_in_the_path_is_simply_not_found(http: httpx.AsyncClient) -> None:
+    huge = "r" * 5_000
+    events = await http.get(f"runs/{huge}/events")
+    assert events.status_code == 404 and events.json()["code"] == "run_not_found"
+    stopped = await http.delete(f"runs/{huge}")
+    assert stopped.status_code == 404 and stopped.json()["code"] == "run_not_found"

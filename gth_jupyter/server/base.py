@@ -1,0 +1,196 @@
+"""What every route handler of both hosts shares: bodies read within a limit, JSON answers
+and refusals, the registry, who is asking, and where runs are journaled.
+
+Bodies are read by the handler, not by tornado: tornado's own size limit answers an empty
+``400 Bad Request``, so each handler lifts it for its request and counts the bytes itself. A body
+whose declared ``Content-Length`` is over the limit is refused before any of it is read (a client
+that sent ``Expect: 100-continue`` never sends it); a body that grows past the limit, chunked or
+not, is refused at the first byte too many, and nothing past the limit is kept. Either way the
+answer is ``413 body_too_large`` at once and the connection closes (after reading and dropping
+the rest, within a bound: see :meth:`BaseRoutes.refuse_body`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from http.client import responses
+from typing import Any
+
+from tornado import web
+
+from ..agent import AgentRegistry
+from ..agui import DEFAULT_MAX_BODY_BYTES, Journals, LocalJournals, ProtocolError, Requester
+from ..agui.errors import body_too_large
+
+__all__ = [
+    "DRAIN_BYTES",
+    "JOURNALS_KEY",
+    "MAX_BODY_KEY",
+    "REGISTRY_KEY",
+    "BaseRoutes",
+]
+
+REGISTRY_KEY = "gth_registry"
+#: The host's :class:`~gth_jupyter.agui.Journals` (runs' frames, for re-attaching clients).
+JOURNALS_KEY = "gth_journals"
+MAX_BODY_KEY = "gth_max_body_bytes"
+#: How much of a refused body is read and dropped so that its sender sees the 413.
+DRAIN_BYTES = 64 * 1024 * 1024
+
+_STATUS_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "body_too_large",
+    500: "internal_error",
+    503: "unavailable",
+}
+
+
+@web.stream_request_body
+class BaseRoutes(web.RequestHandler):
+    """The shared ground of both hosts' handlers; subclasses add authentication.
+
+    The body streams in through :meth:`data_received` and is kept only while it stays within
+    the host's limit (``MAX_BODY_KEY``); :attr:`body` is what arrived.
+    """
+
+    _body_size = 0
+    _draining = False
+
+    @property
+    def max_body_bytes(self) -> int:
+        """The largest body this host accepts, in bytes."""
+        return int(self.settings.get(MAX_BODY_KEY, DEFAULT_MAX_BODY_BYTES))
+
+    @property
+    def body(self) -> bytes:
+        """The request body; complete once the verb runs."""
+        return b"".join(self._body_chunks)
+
+    async def prepare(self, **kwargs: Any) -> None:
+        """Takes the body limit over from tornado, runs the host's checks, then refuses a body
+        declared too large before reading any of it. (``kwargs``: Jupyter's ``prepare`` takes
+        a keyword of its own.)"""
+        self._body_chunks: list[bytes] = []
+        connection = self.request.connection
+        if connection is not None and hasattr(connection, "set_max_body_size"):
+            # Tornado would answer an over-limit body with an empty 400 of its own, and, after a
+            # refusal below, append that 400 to the connection behind the 413.
+            connection.set_max_body_size(sys.maxsize)
+        parent = super().prepare(**kwargs)
+        if parent is not None:
+            await parent
+        if not self._finished:
+            self.admit()
+        if self._finished:
+            return
+        declared = self.request.headers.get("Content-Length", "")
+        # Tornado has already refused a non-numeric or contradictory Content-Length.
+        if declared.isdigit() and int(declared) > self.max_body_bytes:
+            self.refuse_body(int(declared), declared=True)
+
+    def admit(self) -> None:
+        """The host's own checks before any body is read; a refusal finishes the request."""
+
+    def data_received(self, chunk: bytes) -> None:
+        """Keeps ``chunk`` while the body stays within the limit, else refuses the request."""
+        if self._finished:
+            return
+        self._body_size += len(chunk)
+        if self._draining:
+            if self._body_size > DRAIN_BYTES:
+                self.finish()  # enough read for nothing: close now
+            return
+        if self._body_size > self.max_body_bytes:
+            self._body_chunks.clear()
+            self.refuse_body(self._body_size)
+            return
+        self._body_chunks.append(chunk)
+
+    def refuse_body(self, size: int, *, declared: bool = False) -> None:
+        """``413 body_too_large``, then the connection closes.
+
+        The answer goes out at once, but the rest of the body is read and dropped, up to
+        :data:`DRAIN_BYTES` in all, before the connection closes: a client that sends its whole
+        body before it reads (Python's ``http.client``, ``requests``) would otherwise meet a
+        reset connection instead of the answer. A larger body, or one declared too large by a
+        client that waits for ``100 Continue`` (and so never sends it), closes at once.
+        """
+        error = body_too_large(size, self.max_body_bytes)
+        self.set_header("Connection", "close")
+        waits = declared and self.request.headers.get("Expect", "").lower() == "100-continue"
+        if waits or size > DRAIN_BYTES:
+            self.send_refusal(error)
+            return
+        payload = json.dumps(error.to_json()).encode()
+        self.set_status(error.status)
+        self.set_header("Content-Type", "application/json; charset=UTF-8")
+        self.set_header("Content-Length", str(len(payload)))
+        self.write(payload)
+        self.flush()
+        self._draining = True
+        # Once the whole body is in, tornado calls the verb: here that only ends the answer.
+        setattr(self, self.request.method.lower(), self._end_refusal)
+
+    def _end_refusal(self, *args: Any, **kwargs: Any) -> None:
+        if not self._finished:
+            self.finish()
+
+    @property
+    def registry(self) -> AgentRegistry:
+        registry: AgentRegistry = self.settings[REGISTRY_KEY]
+        return registry
+
+    def send_json(self, status: int, body: Any) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json; charset=UTF-8")
+        self.finish(json.dumps(body))
+
+    def send_refusal(self, error: ProtocolError) -> None:
+        for name, value in error.headers.items():
+            self.set_header(name, value)
+        self.send_json(error.status, error.to_json())
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        """Every error this handler answers, the framework's own included, is JSON with a code."""
+        exc = kwargs.get("exc_info", (None, None, None))[1]
+        if isinstance(exc, ProtocolError):
+            self.clear_header("Content-Type")
+            self.set_status(exc.status)
+            self.send_refusal(exc)
+            return
+        message = responses.get(status_code, "Error")
+        if isinstance(exc, web.HTTPError) and exc.log_message:
+            message = exc.log_message % exc.args if exc.args else exc.log_message
+        elif status_code >= 500:
+            message = "The server failed to handle the request; see the server log."
+        code = _STATUS_CODES.get(status_code, "http_error")
+        self.set_header("Content-Type", "application/json; charset=UTF-8")
+        self.finish(json.dumps({"code": code, "message": str(message)}))
+
+    def note_oauth_redirect(self) -> None:
+        """Tells the registry where its OAuth callback route is, as this (authenticated)
+        request reached the host, before the first run connects the MCP servers."""
+        registry = self.registry
+        if registry.mcp is None or registry.oauth_redirect_uri:
+            return
+        base = str(self.settings.get("base_url") or "/")
+        if not base.endswith("/"):
+            base += "/"
+        request = self.request
+        registry.oauth_redirect_uri = f"{request.protocol}://{request.host}{base}gth/oauth/callback"
+
+    def requester(self) -> Requester:
+        """Who is asking, as this host authenticated them (each host says how)."""
+        raise NotImplementedError
+
+    @property
+    def journals(self) -> Journals:
+        journals: Journals | None = self.settings.get(JOURNALS_KEY)
+        if journals is None:  # a host that set none keeps its journals in this process
+            journals = self.settings[JOURNALS_KEY] = LocalJournals()
+        return journals
