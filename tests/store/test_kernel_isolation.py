@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: Run in the kernel with the password as NEEDLE: where it shows, and what could be read.
 ATTACK = r"""
-import glob, json, os, subprocess
+import glob, json, os, subprocess, time
 needle = NEEDLE.encode()
 names = (b"GTH_JUPYTER_DATABASE_URL", b"GTH_JUPYTER_REDIS_URL")
 server = os.getppid()
@@ -74,10 +74,16 @@ try:
 except OSError:
     pass
 # The control: this user reads a dumpable process's environment, so a refusal is the server's.
+# (Until the child has exec'd, its environ is still this process's: retry a little.)
 child = subprocess.Popen(["sleep", "30"], env={"CANARY": "1"})
+control = False
 try:
-    with open("/proc/%d/environ" % child.pid, "rb") as handle:
-        control = b"CANARY=1" in handle.read()
+    for _ in range(100):
+        with open("/proc/%d/environ" % child.pid, "rb") as handle:
+            control = b"CANARY=1" in handle.read()
+        if control:
+            break
+        time.sleep(0.05)
 finally:
     child.kill()
 print(json.dumps({"found": found, "denied": denied, "readable": readable,
