@@ -11,7 +11,9 @@ use, and the host closes it at shutdown.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import sqlite3
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +32,8 @@ __all__ = ["KINDS", "CheckpointStore", "default_checkpoint_path"]
 log = logging.getLogger(__name__)
 
 KINDS = ("sqlite", "memory", "postgres")
+#: How often an SQLite store's set-up is tried when another process holds the new file.
+_SETUP_ATTEMPTS = 8
 
 
 def default_checkpoint_path() -> Path:
@@ -120,12 +124,25 @@ class CheckpointStore:
         if worker is not None:
             worker.daemon = True
         conn = await connecting
-        # WAL lets a notebook kernel read history while the server writes.
-        await conn.execute("PRAGMA journal_mode=WAL")
         saver = AsyncSqliteSaver(conn)
-        await saver.setup()
         threads = SqliteThreads(conn, saver.lock)
-        await threads.setup()
+        for attempt in range(_SETUP_ATTEMPTS):
+            try:
+                # WAL lets a notebook kernel read history while the server writes.
+                await conn.execute("PRAGMA journal_mode=WAL")
+                await saver.setup()
+                await threads.setup()
+                break
+            except sqlite3.OperationalError as exc:
+                # Two processes creating one new file at once: SQLite refuses one of them at
+                # once (no busy wait for a lock upgrade); it tries again a moment later.
+                if "locked" not in str(exc) or attempt == _SETUP_ATTEMPTS - 1:
+                    await conn.close()
+                    raise
+                with contextlib.suppress(Exception):
+                    await conn.rollback()
+                saver.is_setup = False
+                await asyncio.sleep(0.1 * (attempt + 1))
         self._threads = threads
         self._close = conn.close
         return saver

@@ -228,7 +228,7 @@ async def test_the_runtime_refuses_a_thread_another_store_holds(
 def test_two_processes_racing_on_one_thread_give_one_run_and_one_run_busy(
     tmp_path: Path, roles: tuple[str, str], kind: str, request: pytest.FixtureRequest
 ) -> None:
-    config = write_config(tmp_path, 50)  # ~1.5 s of answer: the loser arrives while it streams
+    config = write_config(tmp_path, 100)  # ~3 s of answer: the loser arrives while it streams
     go = tmp_path / "go"
     db: Path | str = tmp_path / "threads.sqlite"
     if kind == "postgres":
