@@ -18,7 +18,23 @@ if TYPE_CHECKING:
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 BUILT_IN = frozenset({"capture_image", "ask_user", "browser_context"})
 
-_tools: dict[str, dict[str, Any]] = {}
+
+class ClientTool(dict[str, Any]):
+    """A registered tool's spec (``name``, ``description``, ``parameters``, ``js``) that shows
+    as one line when it is a cell's value, rather than echoing the JavaScript back."""
+
+    def summary(self) -> str:
+        name = self["name"]
+        return f"Browser tool {name!r} registered: the chat widgets of this kernel offer it."
+
+    def __repr__(self) -> str:
+        return f"<{self.summary()}>"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(self.summary())
+
+
+_tools: dict[str, ClientTool] = {}
 _widgets: weakref.WeakSet[GthChat] = weakref.WeakSet()
 
 
@@ -28,7 +44,7 @@ def client_tool(
     parameters: Mapping[str, Any] | None = None,
     *,
     js: str,
-) -> dict[str, Any]:
+) -> ClientTool:
     """Registers (or replaces) a browser tool for every chat widget in this kernel."""
     if not _NAME.match(name):
         raise ValueError(
@@ -42,7 +58,7 @@ def client_tool(
     schema = dict(parameters) if parameters else {"type": "object", "properties": {}}
     if schema.get("type", "object") != "object":
         raise ValueError("parameters must be a JSON Schema object ({'type': 'object', ...}).")
-    spec = {"name": name, "description": description, "parameters": schema, "js": js}
+    spec = ClientTool(name=name, description=description, parameters=schema, js=js)
     _tools[name] = spec
     _publish()
     return spec

@@ -47,6 +47,14 @@ APPEAR_S = 30.0
 POLL_S = 0.25
 
 
+class Answer(str):
+    """The agent's final text: a plain ``str`` that, as a cell's value, renders as the Markdown
+    it is (``print`` still shows the raw text)."""
+
+    def _repr_markdown_(self) -> str:
+        return str(self)
+
+
 class Session:
     """A conversation with the configured agent, run in this process.
 
@@ -111,7 +119,7 @@ class Session:
 
     async def aask(
         self, prompt: str, *, stream: TextIO | None = None, wait: float | None = None
-    ) -> str:
+    ) -> Answer:
         """Sends ``prompt`` and returns the agent's final text (printed as it arrives if
         ``stream`` is given). Runs that stop on a client tool return the text so far.
 
@@ -148,9 +156,9 @@ class Session:
                     stream.write("\n")
         finally:
             prepared.claim.release()
-        return "".join(parts)
+        return Answer("".join(parts))
 
-    def ask(self, prompt: str, *, stream: bool = False, wait: float | None = None) -> str:
+    def ask(self, prompt: str, *, stream: bool = False, wait: float | None = None) -> Answer:
         """Blocking ``aask``; safe to call from a notebook cell."""
         if not self._finalizer.alive:
             raise RuntimeError("This session is closed.")

@@ -70,6 +70,8 @@ def test_quickstart_run_all(jupyter: JupyterServer, notebook: NotebookPage) -> N
     # The Session cell printed the demo's answer (it waited for the widgets' turns).
     session_out = notebook.cells.last.locator(".jp-OutputArea-output")
     expect(session_out.first).to_contain_text("model", timeout=STEP_MS)
+    # ... as its value, rendered as Markdown (not raw text with asterisks and backticks).
+    expect(session_out.first).to_have_attribute("data-mime-type", "text/markdown")
     notebook.shot("quickstart")
     no_errors(notebook)
 
@@ -86,5 +88,10 @@ def test_frontend_tools_run_all(jupyter: JupyterServer, notebook: NotebookPage) 
         expect(card).to_have_attribute("data-status", "done", timeout=STEP_MS)
         expect(root).to_have_attribute("data-state", "idle", timeout=STEP_MS)
         expect(assistant(root).last).to_be_visible()
+    # A client_tool(...) cell shows one line, not the spec with its JavaScript.
+    for index in (3, 7):
+        shown = notebook.cells.nth(index).locator(".jp-OutputArea-output").all_text_contents()
+        assert len(shown) == 1 and "registered" in shown[0], shown
+        assert "=>" not in shown[0] and "\n" not in shown[0].strip(), shown
     notebook.shot("frontend-tools")
     no_errors(notebook)

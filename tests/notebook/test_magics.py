@@ -74,6 +74,18 @@ def test_client_tool_registration_reaches_live_widgets(ip) -> None:
     assert widget.client_tools == []
 
 
+def test_client_tool_shows_one_line_not_its_javascript(ip) -> None:
+    js = "async ({ n = 2 }) => Array.from({ length: n }, () => 6)"
+    spec = client_tool("roll_dice", "Roll dice", js=js)
+    try:
+        data, _ = ip.display_formatter.format(spec)
+        shown = data["text/plain"]
+        assert "\n" not in shown and js not in shown and "'roll_dice'" in shown, shown
+        assert spec["js"] == js and spec["name"] == "roll_dice"  # still the spec
+    finally:
+        client_tools.remove_client_tool("roll_dice")
+
+
 def test_widget_state_is_small() -> None:
     widget = GthChat(thread_id="t")
     assert len(widget._esm) < 20_000  # a loader, not the bundle

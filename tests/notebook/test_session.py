@@ -24,7 +24,10 @@ def config(tmp_path: Path) -> Path:
 
 def test_ask_returns_the_final_text_and_keeps_the_thread(config: Path) -> None:
     session = Session(config)
-    assert session.ask("one") == "First."
+    first = session.ask("one")
+    assert first == "First."
+    # A plain str that renders as Markdown when it is a cell's value.
+    assert isinstance(first, str) and first._repr_markdown_() == "First."
     assert session.ask("two") == "Second."
     model = session.registry.model
     assert [len(call) for call in model.received] == [1, 3]  # the second call saw the history
