@@ -4,6 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+cat <<'TXT'
+== scripts/test.sh: every test of gth-jupyter
+Installs what is missing first: .venv/ with the package and its test extras (uv), the widget's
+npm packages and build, and with apt: ripgrep, chromium (browser tests), PostgreSQL and Redis
+(started on loopback for this run, stopped at the end). Then ruff, mypy and pytest.
+A first run on a fresh machine takes about 5 minutes to install; the tests about 20 minutes on
+2 cores (single browser tests can take a minute or two: pytest prints each as it ends).
+TXT
+
 bash scripts/setup.sh --test --browser
 
 echo "== ruff"

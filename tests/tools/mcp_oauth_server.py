@@ -23,7 +23,7 @@ from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 from mcp.server.fastmcp import FastMCP
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
-from .mcp_server import free_port
+from .mcp_server import free_port, stop_sse_watcher
 
 
 @dataclass
@@ -132,3 +132,4 @@ async def serve_protected() -> AsyncIterator[tuple[str, Provider]]:
     finally:
         web.should_exit = True
         await task
+        await stop_sse_watcher()

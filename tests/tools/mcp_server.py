@@ -95,6 +95,24 @@ async def serve_http(transport: str = "http") -> AsyncIterator[str]:
     finally:
         web.should_exit = True
         await task
+        await stop_sse_watcher()
+
+
+async def stop_sse_watcher() -> None:
+    """Ends the shutdown watcher sse-starlette starts once per thread in the first loop that
+    serves a stream, and lets the next loop start its own. Left running, it outlives the test's
+    loop and is reported as "Task was destroyed but it is pending" when the run ends."""
+    from sse_starlette import sse
+
+    watchers = [
+        t
+        for t in asyncio.all_tasks()
+        if getattr(t.get_coro(), "__qualname__", "") == "_shutdown_watcher"
+    ]
+    for t in watchers:
+        t.cancel()
+    await asyncio.gather(*watchers, return_exceptions=True)
+    sse._get_shutdown_state().watcher_started = False
 
 
 if __name__ == "__main__":
