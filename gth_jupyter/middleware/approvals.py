@@ -13,7 +13,11 @@ approvals (the ``api`` command), a call that would ask is refused instead.
 An approval may also grant such calls from then on (``"grant": "thread" | "session"``): the gate
 keeps the grant in its :class:`~gth_jupyter.middleware.grants.GrantStore` (in memory, never in the
 configuration), and a later call it covers runs without asking, unless a ``deny`` rule refuses it,
-an ``escalate`` rule asks about it anyway, or a custom tool's arguments fail validation.
+an ``escalate`` rule asks about it anyway, or a custom tool's arguments fail validation. A call
+that cannot be granted (a shell command with a line break or another control character, see
+:func:`~gth_jupyter.middleware.grants.grant_refusal`) is asked with ``grantable: false``, a
+``grantReason`` sentence and a response schema without ``grant``; a ``grant`` sent for it anyway
+approves it this once and stores nothing.
 
 On resume LangGraph runs this hook again from the start. Everything before the interrupt is
 deterministic except the rater, so when the run answers this call (the run's
@@ -25,6 +29,7 @@ again and the waiting answer is taken. Answers are read by the resume codec
 from __future__ import annotations
 
 import json
+import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -46,7 +51,7 @@ from gth_jupyter.agent.contract import (
 from gth_jupyter.config.schema import ApprovalMode, ApprovalsConfig
 from gth_jupyter.middleware.approval_policy import Verdict, decide, gate_reason
 from gth_jupyter.middleware.approval_rules import Subject, describe_entry, names_subject
-from gth_jupyter.middleware.grants import GrantStore, grant_key
+from gth_jupyter.middleware.grants import GrantScope, GrantStore, grant_key, grant_refusal
 from gth_jupyter.middleware.rater import (
     Rater,
     RaterError,
@@ -59,7 +64,14 @@ from gth_jupyter.tools.custom import CustomCommandTool, validation_waived
 
 __all__ = ["APPROVAL_INTERRUPT", "ApprovalsMiddleware"]
 
+log = logging.getLogger(__name__)
+
 AUTO_ROUNDS = 3
+#: The response schema of an approval that cannot be granted: no ``grant``.
+ONCE_RESPONSE_SCHEMA: dict[str, Any] = {
+    **APPROVAL_RESPONSE_SCHEMA,
+    "properties": {k: v for k, v in APPROVAL_RESPONSE_SCHEMA["properties"].items() if k != "grant"},
+}
 Handler = Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]]
 
 
@@ -214,6 +226,8 @@ class ApprovalsMiddleware(AgentMiddleware):
         return "ask", reason, rating
 
     def _granted(self, subject: Subject, kind: str) -> bool:
+        if grant_refusal(subject, kind) is not None:  # never granted, so never covered either
+            return False
         key = grant_key(subject, kind)
         return self.grants.match(self._thread(), key, self._owner()) is not None
 
@@ -305,7 +319,13 @@ class ApprovalsMiddleware(AgentMiddleware):
             "toolName": call["name"],
             "args": call.get("args") or {},
             "responseSchema": APPROVAL_RESPONSE_SCHEMA,
+            "grantable": True,
         }
+        refusal = grant_refusal(subject, kind)
+        if refusal is not None:  # the card offers no "Always allow" and says why
+            value["responseSchema"] = ONCE_RESPONSE_SCHEMA
+            value["grantable"] = False
+            value["grantReason"] = refusal[0].upper() + refusal[1:] + "."
         if command:
             value["command"] = command
         if code is not None:
@@ -326,13 +346,7 @@ class ApprovalsMiddleware(AgentMiddleware):
             if again.action == "deny":
                 return self._denied(call, self._subject(request)[0], again)
         if answer.grant is not None:  # what runs (as edited) is what the grant covers
-            self.grants.add(
-                answer.grant,
-                self._thread(),
-                grant_key(self._subject(request)[0], kind),
-                call["name"],
-                self._owner(),
-            )
+            self._grant(answer.grant, self._subject(request)[0], kind, call["name"])
         if invalid is not None or (
             edited is not None and isinstance(request.tool, CustomCommandTool)
         ):
@@ -347,6 +361,19 @@ class ApprovalsMiddleware(AgentMiddleware):
         ):
             result.content = _with_edit_note(result.content, edited)
         return result
+
+    def _grant(self, scope: GrantScope, subject: Subject, kind: str, tool_name: str) -> None:
+        refusal = grant_refusal(subject, kind)
+        if refusal is not None:  # a client that ignored `grantable: false`: approved this once
+            log.warning(
+                "The %s call was approved once; its %r grant was not kept: %s.",
+                tool_name,
+                scope,
+                refusal,
+            )
+            return
+        key = grant_key(subject, kind)
+        self.grants.add(scope, self._thread(), key, tool_name, self._owner())
 
     @staticmethod
     def _rejection(call: ToolCall, message: str | None, invalid: str | None) -> str:

@@ -3,8 +3,12 @@
 An approved answer may carry ``"grant": "thread" | "session"``: the gate then records a
 :class:`Grant` for what ran, and a later call with the same key runs without asking, in that
 thread (``thread``) or in any thread this server process serves (``session``). The key is
-narrow on purpose: the exact normalised command for a shell call, the exact code for
-``run_python``, the tool (on its MCP server) for anything else. Grants live in memory only,
+narrow on purpose: the exact command string for a shell call (not even whitespace is folded: to
+``sh`` a newline separates commands, so ``echo x\nrm y`` is not ``echo x rm y``), the exact code
+for ``run_python``, the tool (on its MCP server) for anything else. A shell command holding a line
+break or another control or invisible character can be approved once but never granted
+(:func:`grant_refusal` says why; the card shows it): what the person reads on the card need not
+be what the shell runs. Grants live in memory only,
 bounded, and are never written into the configuration; ``deny`` rules and a custom tool's failing
 validation still win over them (the gate checks those first).
 """
@@ -13,14 +17,23 @@ from __future__ import annotations
 
 import threading
 import time
+import unicodedata
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from gth_jupyter.middleware.approval_rules import Subject, normalize_command
+from gth_jupyter.middleware.approval_rules import Subject
 
-__all__ = ["MAX_GRANTS", "Grant", "GrantKey", "GrantScope", "GrantStore", "grant_key"]
+__all__ = [
+    "MAX_GRANTS",
+    "Grant",
+    "GrantKey",
+    "GrantScope",
+    "GrantStore",
+    "grant_key",
+    "grant_refusal",
+]
 
 GrantScope = Literal["thread", "session"]
 GrantKey = tuple[str, ...]
@@ -33,13 +46,43 @@ _LABEL_CHARS = 200
 def grant_key(subject: Subject, kind: str) -> GrantKey:
     """What a grant for this call covers: ``("shell", command)``, ``("code", code)``,
     ``("mcpTool", server, tool)`` or ``("tool", name)``."""
-    if subject.kind == "shell":
-        return ("shell", normalize_command(subject.command or ""))
+    if subject.kind == "shell":  # exact: any other string is another command
+        return ("shell", subject.command or "")
     if kind == "code":
         return ("code", subject.command or "")
     if subject.kind == "mcpTool":
         return ("mcpTool", subject.server or "", subject.name)
     return ("tool", subject.name)
+
+
+#: Character classes a grantable shell command may not hold: controls (newline, CR, tab, NUL, ESC,
+#: NEL…), format characters (bidi overrides, zero-width ones) and line/paragraph separators.
+_UNGRANTABLE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
+def grant_refusal(subject: Subject, kind: str) -> str | None:
+    """Why this call can be approved only once, never granted for later; ``None`` when it can.
+
+    Only shell commands are refused: ``sh`` reads a newline or carriage return as the end of a
+    command, and control or invisible characters make the command on the card differ from what
+    runs, so an "always allow" for one would cover more than the person read. Code is granted
+    as its exact text, newlines and all."""
+    if subject.kind != "shell":
+        return None
+    for ch in subject.command or "":
+        if unicodedata.category(ch) not in _UNGRANTABLE_CATEGORIES:
+            continue
+        if ch in "\n\r":
+            what = "a line break, which the shell reads as the start of another command"
+        else:
+            name = unicodedata.name(ch, "")  # controls have none
+            shown = f"U+{ord(ch):04X}" + (f" {name}" if name else "")
+            what = f"{shown}, a control or invisible character"
+        return (
+            f"this command contains {what}, so it can be approved only this once, "
+            "never always allowed"
+        )
+    return None
 
 
 def _label(key: GrantKey, tool_name: str) -> str:

@@ -74,7 +74,7 @@ class Chat:
 def test_keys_are_exact_per_command_or_code_and_per_tool_otherwise() -> None:
     assert grant_key(Subject("shell", "run_shell_command", command="ls   -l"), "shell") == (
         "shell",
-        "ls -l",
+        "ls   -l",  # exact: not even whitespace is folded
     )
     code = Subject("tool", "run_python", command="print(1)")
     assert grant_key(code, "code") == ("code", "print(1)")
@@ -145,17 +145,17 @@ def test_the_answer_reads_a_grant_only_with_an_approval() -> None:
 async def test_always_allow_for_the_thread_runs_the_same_command_again_without_asking(
     tmp_path: Path,
 ) -> None:
-    chat = Chat(tmp_path, ["echo hi", "echo  hi", "echo other"])
+    chat = Chat(tmp_path, ["echo hi", "echo hi", "echo  hi"])
     assert len(await chat.turn("t1")) == 1
     await chat.answer("t1", {"approved": True, "grant": "thread"})
     assert "completed successfully" in (await chat.last_result("t1")).content
     (grant,) = chat.gate.grants.for_thread("t1")
     assert grant.scope == "thread" and grant.key == ("shell", "echo hi")
-    # The same command (whitespace aside) runs at once.
+    # The same command runs at once.
     assert await chat.turn("t1") == []
     result = await chat.last_result("t1")
     assert result.tool_call_id == "call-1" and result.status == "success"
-    # A different command still asks.
+    # Any other string, even one differing only in whitespace, still asks.
     assert len(await chat.turn("t1")) == 1
 
 
@@ -250,3 +250,43 @@ async def test_a_grant_never_covers_a_call_whose_arguments_fail_validation(tmp_p
     (pending,) = (await graph.aget_state(config)).interrupts  # invalid: asked all the same
     assert "failed validation" in pending.value["message"]
     assert not (tmp_path / "x").exists()
+
+
+async def test_a_command_with_a_line_break_is_asked_as_not_grantable(tmp_path: Path) -> None:
+    chat = Chat(tmp_path, ["echo a\nrm -f b", "echo a\nrm -f b", "echo hi"])
+    (pending,) = await chat.turn("t1")
+    value = pending.value
+    assert value["grantable"] is False
+    assert value["grantReason"] == (
+        "This command contains a line break, which the shell reads as the start of another "
+        "command, so it can be approved only this once, never always allowed."
+    )
+    assert "grant" not in value["responseSchema"]["properties"]  # nothing to send it in
+    # A client that sends a grant anyway: approved this once, nothing kept.
+    await chat.answer("t1", {"approved": True, "grant": "session"})
+    assert (await chat.last_result("t1")).status == "success"
+    assert len(chat.gate.grants) == 0
+    assert len(await chat.turn("t1")) == 1  # the same command asks again
+    await chat.answer("t1", {"approved": False})
+    (pending,) = await chat.turn("t1")  # a plain one-line command stays grantable
+    assert pending.value["grantable"] is True and "grantReason" not in pending.value
+    assert "grant" in pending.value["responseSchema"]["properties"]
+
+
+async def test_an_edit_into_a_multi_line_command_grants_nothing(tmp_path: Path) -> None:
+    chat = Chat(tmp_path, ["echo a", "echo a\necho b"])
+    await chat.turn("t1")
+    edited = {"command": "echo a\necho b"}
+    await chat.answer("t1", {"approved": True, "editedArgs": edited, "grant": "thread"})
+    assert (await chat.last_result("t1")).status == "success"  # approved, so it ran once
+    assert len(chat.gate.grants) == 0
+    assert len(await chat.turn("t1")) == 1
+
+
+async def test_a_stored_grant_never_covers_a_command_that_could_not_be_granted(
+    tmp_path: Path,
+) -> None:
+    chat = Chat(tmp_path, ["echo a\recho b"])
+    chat.gate.grants.add("session", None, ("shell", "echo a\recho b"))  # not through the gate
+    (pending,) = await chat.turn("t1")
+    assert pending.value["grantable"] is False and "line break" in pending.value["grantReason"]

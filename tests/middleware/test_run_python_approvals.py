@@ -171,3 +171,16 @@ async def test_code_that_names_a_host_is_never_rated_safe() -> None:
     assert pending.value["rating"]["verdict"] == "destructive"
     assert "evil.example" in pending.value["rating"]["reason"]
     assert kernel.ran == []
+
+
+async def test_multi_line_code_can_still_be_granted_as_its_exact_text() -> None:
+    kernel = Kernel()
+    middleware = gate("manual")
+    steps = Flow([tool(kernel)], middleware, "run_python", {"code": CODE})
+    (pending,) = await steps.start()
+    assert pending.value["grantable"] is True and "grantReason" not in pending.value
+    assert "grant" in pending.value["responseSchema"]["properties"]
+    await steps.answer({"approved": True, "grant": "thread"})
+    assert kernel.ran == [CODE]
+    (grant,) = middleware.grants.for_thread("t1")
+    assert grant.key == ("code", CODE)  # newlines and all: code is granted as its exact text
