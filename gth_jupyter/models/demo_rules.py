@@ -16,8 +16,11 @@ never raise: any surprise in the history falls back to the introduction.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
+import struct
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -122,7 +125,7 @@ def _seen(messages: list[BaseMessage]) -> Seen:
 def _after_user(message: HumanMessage, tools: set[str], seen: Seen) -> Reply:
     image = _image_in(message.content)
     if image is not None:
-        return _photo_received(*image)
+        return _photo_received(*image, as_image=True)
     text = text_of(message.content).strip()
     if text.startswith("Camera unavailable:"):
         return _camera_unavailable(text.removeprefix("Camera unavailable:").strip())
@@ -194,23 +197,64 @@ def _after_tool(message: ToolMessage, name: str | None) -> Reply:
         return Reply(text=f"The `{name or 'tool'}` tool answered:\n\n```\n{shown}\n```")
     image = _image_in(message.content)
     if image is not None:
-        return _photo_received(*image)
+        return _photo_received(*image, as_image=True)
     envelope = _json_object(text)
     if envelope is not None and "error" in envelope:
         return _camera_unavailable(str(envelope["error"]))
     if envelope is not None and ("mimeType" in envelope or "data" in envelope):
-        return _photo_received(_str_or_none(envelope.get("mimeType")), _kb(envelope.get("data")))
-    return _photo_received(None, None)
+        data = _str_or_none(envelope.get("data"))
+        return _photo_received(_str_or_none(envelope.get("mimeType")), _kb(data), data)
+    # The image middleware's placeholder: the photo itself follows as an image block.
+    return _photo_received(None, None, as_image=text.startswith("[image captured"))
 
 
-def _photo_received(mime_type: str | None, size_kb: int | None) -> Reply:
-    details = [part for part in (mime_type, f"about {size_kb} KB" if size_kb else None) if part]
+def _photo_received(
+    mime_type: str | None, size_kb: int | None, data: str | None = None, *, as_image: bool = False
+) -> Reply:
+    """What the demo can say of a photo: that it arrived and how (an image block, which is what a
+    vision model sees, or only as text in the tool's result), never what it shows."""
+    size = _pixels(data)
+    details = [p for p in (mime_type, size, f"about {size_kb} KB" if size_kb else None) if p]
     what = f"a photo ({', '.join(details)})" if details else "a photo"
+    if as_image:
+        return Reply(
+            text=f"I received {what}, and it reached me **as an image**, the way a vision model "
+            "receives it (the `frontend-image-injection` middleware is on).\n\n"
+            "I'm the offline demo, though: I can't see what a picture shows, so I can't describe "
+            "it. With a vision model as `llm` in `.gsloth.config.json`, this same photo would be "
+            "described:\n\n"
+            f"```json\n{REAL_MODEL_CONFIG}\n```\n\n{_INSTALL}"
+        )
     return Reply(
-        text=f"I received {what}. As an offline demo I can't look at images, though. "
-        "To get a description, configure a vision model in `.gsloth.config.json`:\n\n"
+        text=f"I received {what}, but only as text in the tool's result, not as an image. "
+        "I'm the offline demo and can't describe pictures anyway; a vision model needs the "
+        "`frontend-image-injection` middleware to receive the photo as an image, and a vision "
+        "model as `llm` in `.gsloth.config.json`:\n\n"
         f"```json\n{VISION_MODEL_CONFIG}\n```\n\n{_INSTALL}"
     )
+
+
+def _pixels(data: str | None) -> str | None:
+    """ "WxH px" of a base64 PNG or JPEG, read from its header; None when it is neither."""
+    if not data:
+        return None
+    try:
+        raw = base64.b64decode(data, validate=False)
+    except (binascii.Error, ValueError):
+        return None
+    if raw[:8] == b"\x89PNG\r\n\x1a\n" and len(raw) >= 24:
+        width, height = struct.unpack(">II", raw[16:24])
+        return f"{width}x{height} px"
+    i = 2 if raw[:2] == b"\xff\xd8" else len(raw)
+    while i + 9 < len(raw):  # JPEG: walk the segments to the frame header (SOF0..SOF15)
+        if raw[i] != 0xFF:
+            return None
+        marker, length = raw[i + 1], struct.unpack(">H", raw[i + 2 : i + 4])[0]
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            height, width = struct.unpack(">HH", raw[i + 5 : i + 9])
+            return f"{width}x{height} px"
+        i += 2 + length
+    return None
 
 
 def _camera_unavailable(reason: str) -> Reply:
@@ -274,8 +318,8 @@ def text_of(content: object) -> str:
     return "".join(parts)
 
 
-def _image_in(content: object) -> tuple[str | None, int | None] | None:
-    """(mime type, size in KB) of the first image block in ``content``, if any."""
+def _image_in(content: object) -> tuple[str | None, int | None, str | None] | None:
+    """(mime type, size in KB, base64 data) of the first image block in ``content``, if any."""
     if not isinstance(content, list):
         return None
     for block in content:
@@ -283,14 +327,16 @@ def _image_in(content: object) -> tuple[str | None, int | None] | None:
             continue
         source = block.get("source")
         if isinstance(source, Mapping):  # Anthropic's native block
-            return _str_or_none(source.get("media_type")), _kb(source.get("data"))
+            data = source.get("data")
+            return _str_or_none(source.get("media_type")), _kb(data), _str_or_none(data)
         url = block.get("image_url", block.get("url"))
         url = url.get("url") if isinstance(url, Mapping) else url
         if isinstance(url, str) and url.startswith("data:") and ";base64," in url:
             header, data = url[5:].split(";base64,", 1)
-            return header or None, _kb(data)
+            return header or None, _kb(data), data
         mime = block.get("mime_type", block.get("mimeType"))
-        return _str_or_none(mime), _kb(block.get("data", block.get("base64")))
+        data = block.get("data", block.get("base64"))
+        return _str_or_none(mime), _kb(data), _str_or_none(data)
     return None
 
 

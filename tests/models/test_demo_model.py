@@ -124,6 +124,31 @@ async def test_a_photo_injected_as_an_image_block_is_acknowledged() -> None:
 
     assert "received a photo" in after_placeholder.text
     assert "image/png" in after_injection.text and "4 KB" in after_injection.text
+    # It says plainly that the photo reached it as an image and that it cannot describe it.
+    assert "as an image" in after_injection.text and "can't describe" in after_injection.text
+
+
+async def test_the_demo_reports_a_photos_pixel_size_and_how_it_arrived() -> None:
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (64, 48), "red").save(buffer, "JPEG")
+    data = base64.b64encode(buffer.getvalue()).decode()
+    as_text = ToolMessage(
+        json.dumps({"mimeType": "image/jpeg", "data": data}), tool_call_id="call_1"
+    )
+    injected = HumanMessage(
+        content=[{"type": "image_url", "image_url": {"url": f"data:image/jpeg;base64,{data}"}}]
+    )
+
+    text_only = await reply([photo_call(), as_text], capture_image)
+    seen = await reply([photo_call(), as_text, injected], capture_image)
+
+    assert "64x48 px" in text_only.text and "64x48 px" in seen.text
+    assert "not as an image" in text_only.text and "frontend-image-injection" in text_only.text
+    assert "reached me **as an image**" in seen.text
 
 
 async def test_an_unavailable_camera_is_reported_with_its_reason() -> None:
