@@ -84,6 +84,32 @@ test("a server whose answers carry no grant gets no Always allow buttons", async
   assert.ok(card.querySelector(".gth-approve"));
 });
 
+test("a call the server will not grant shows why and offers no Always allow, even with grant in the schema", async () => {
+  const reason = "This command contains a line break, which the shell reads as the start of another command, so it can be approved only this once, never always allowed.";
+  const multiLine = approval();
+  multiLine.metadata.gth.value = { ...multiLine.metadata.gth.value, command: "echo cleaning:\nrm -f victim.txt", grantable: false, grantReason: reason };
+  const { window, el, chat, requests } = setup(multiLine);
+  await chat.send("clean");
+  const card = el.querySelector(".gth-approval");
+  assert.equal(card.querySelector(".gth-approve-thread"), null);
+  assert.equal(card.querySelector(".gth-approve-session"), null);
+  assert.equal(card.querySelector(".gth-approval-once").textContent, reason);
+  // Approve is still offered, and answers for this call only.
+  click(window, card.querySelector(".gth-approve"));
+  await until(() => requests.length === 2, "resume request");
+  assert.deepEqual(requests[1].body.resume, [{ interruptId: "int-1", status: "resolved", payload: { approved: true } }]);
+});
+
+test("a grantable call shows no once-only note", async () => {
+  const plain = approval();
+  plain.metadata.gth.value = { ...plain.metadata.gth.value, grantable: true };
+  const { el, chat } = setup(plain);
+  await chat.send("list");
+  const card = el.querySelector(".gth-approval");
+  assert.equal(card.querySelector(".gth-approval-once"), null);
+  assert.ok(card.querySelector(".gth-approve-thread") && card.querySelector(".gth-approve-session"));
+});
+
 const GRANTS = [
   { id: "g1", scope: "thread", kind: "shell", label: "ls -l", createdAt: 1 },
   { id: "g2", scope: "session", kind: "tool", label: "web_fetch", createdAt: 2 },

@@ -6,6 +6,9 @@
 // When the server reads standing grants (its responseSchema lists `grant`), the card also offers
 // "Always allow" for this thread or for the server session: `{approved: true, grant}`, after
 // which the server runs such calls (the exact command or code, else the tool) without asking.
+// A call the server says it will not grant (`grantable: false`, e.g. a shell command with a line
+// break, which the shell runs as more than one command) gets no "Always allow" buttons; the card
+// shows the server's `grantReason` instead.
 // Buttons act only on a person's gesture (`event.isTrusted`), so agent-made UI or scripts in
 // the page cannot approve anything.
 
@@ -129,7 +132,8 @@ export class InterruptCards {
     const approveBtn = h(doc, "button", { cls: "gth-approve", text: "Approve", attrs: { type: "button" } });
     const editBtn = h(doc, "button", { cls: "gth-edit", text: "Edit", attrs: { type: "button", "aria-expanded": "false" } });
     const rejectBtn = h(doc, "button", { cls: "gth-reject", text: "Reject", attrs: { type: "button" } });
-    const grants = offersGrants(i);
+    const once = onceOnly(i);
+    const grants = offersGrants(i) && once === null;
     const covers = d.command ? "this exact command" : code !== null ? "this exact code" : `every ${d.toolName || "call of this tool"} call`;
     const threadBtn = grants
       ? h(doc, "button", {
@@ -191,6 +195,7 @@ export class InterruptCards {
             })
           : null,
         d.validationError ? h(doc, "p", { cls: "gth-approval-invalid", text: d.validationError }) : null,
+        once !== null ? h(doc, "p", { cls: "gth-approval-once", text: once }) : null,
         args,
         editor,
         error,
@@ -311,6 +316,14 @@ export const approveAlways = (interruptId, grant) => ({ interruptId, status: "re
 function offersGrants(/** @type {Interrupt} */ i) {
   const schema = /** @type {any} */ (i)?.responseSchema ?? i?.metadata?.gth?.value?.responseSchema;
   return Boolean(schema?.properties?.grant);
+}
+
+/** Why the server will not grant this call (it sent `grantable: false`), else null. */
+function onceOnly(/** @type {Interrupt} */ i) {
+  const value = i?.metadata?.gth?.value;
+  if (value?.grantable !== false) return null;
+  const reason = value.grantReason;
+  return typeof reason === "string" && reason ? reason : "This call can be approved only this once, never always allowed.";
 }
 
 /** The code an approval shows (`code` beside the args, as run_python sends it), else null. */
