@@ -21,6 +21,10 @@ is :class:`~.journal.JournalTrimmedError`, never a silent gap.
 
 Redis being unreachable never reaches a run: its shipper logs it once and retries, with a
 backoff, for as long as this process keeps the run's local journal.
+
+The hosts' ``prefix`` is ``gth:{<role>}:``, their owner's (``store/redis_users.py``), whose ACL
+user may run only the commands this module sends (there: ``JOURNAL_COMMANDS``; keep both in
+step) on those keys alone.
 """
 
 from __future__ import annotations
@@ -34,7 +38,15 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .journal import RETAIN_SECONDS, JournalTrimmedError, LocalJournals, RunInfo, RunJournal
+from .journal import (
+    BUDGET_BYTES,
+    RETAIN_SECONDS,
+    USER_BUDGET_BYTES,
+    JournalTrimmedError,
+    LocalJournals,
+    RunInfo,
+    RunJournal,
+)
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -73,7 +85,9 @@ class RedisJournals:
     ``retain``: seconds a journal is kept after its run ended, here and in Redis. ``max_len``:
     the entries a run's stream keeps. ``live``: seconds without a heartbeat after which followers
     elsewhere take a run's process for gone. ``close_timeout``: the most :meth:`close` waits for
-    the last batches. The client is made on first use, on the running loop."""
+    the last batches. ``budget_bytes`` / ``user_budget_bytes``: the local journals' budgets
+    (see :class:`~.journal.LocalJournals`). The client is made on first use, on the running
+    loop."""
 
     def __init__(
         self,
@@ -84,6 +98,8 @@ class RedisJournals:
         max_len: int = MAX_STREAM_LEN,
         live: float = LIVE_SECONDS,
         close_timeout: float = CLOSE_SECONDS,
+        budget_bytes: int = BUDGET_BYTES,
+        user_budget_bytes: int = USER_BUDGET_BYTES,
     ) -> None:
         try:
             import redis.asyncio  # noqa: F401  (an optional extra: fail here, not mid-run)
@@ -99,7 +115,10 @@ class RedisJournals:
         self.close_timeout = close_timeout
         self._heartbeat = live / 3
         self._block_ms = max(int(min(BLOCK_SECONDS, live) * 1000), 1)
-        self._local = LocalJournals(retain=retain)
+        # The local journals' budgets: a run dropped from them is still shipped to its end.
+        self._local = LocalJournals(
+            retain=retain, budget_bytes=budget_bytes, user_budget_bytes=user_budget_bytes
+        )
         self._shipments: dict[str, _Shipment] = {}
         self._redis: Redis | None = None
         self._commits = _GroupCommit(self._client)

@@ -1,6 +1,7 @@
 """The ``gth-jupyter`` command: ``serve`` starts the standalone AG-UI server; ``db provision``
 gives a user a role and schema of their own in the shared database (see
-:mod:`gth_jupyter.store.provision`).
+:mod:`gth_jupyter.store.provision`) and, given an admin Redis URL, a Redis user of their own
+(:mod:`gth_jupyter.store.redis_users`).
 
 Before anything heavy is imported, ``serve`` hardens its own process (see :mod:`.token`): it
 marks itself non-dumpable, reads the token from ``--token-file``, ``$GTH_JUPYTER_TOKEN`` or
@@ -43,6 +44,7 @@ KINDS = ("sqlite", "memory", "postgres")
 # As in gth_jupyter.store.postgres_env, which imports the store (not before main()'s checks).
 DATABASE_URL_VAR = "GTH_JUPYTER_DATABASE_URL"
 ADMIN_URL_VAR = "GTH_JUPYTER_ADMIN_DATABASE_URL"
+ADMIN_REDIS_URL_VAR = "GTH_JUPYTER_ADMIN_REDIS_URL"
 _DESCRIPTION = "The gth-jupyter command: serve starts the standalone AG-UI server."
 
 
@@ -88,18 +90,36 @@ def _parser() -> argparse.ArgumentParser:
         "it (postgres; default: runLeaseSeconds of the configuration, else 30).",
     )
     serve.add_argument(
+        "--journal-budget-bytes",
+        type=int,
+        default=64 * 1024 * 1024,
+        help="The most the server keeps in memory of its runs' events, for clients that "
+        "re-attach (all runs together; default 64 MiB); past it the oldest finished runs' "
+        "events go first.",
+    )
+    serve.add_argument(
+        "--journal-user-budget-bytes",
+        type=int,
+        default=16 * 1024 * 1024,
+        help="The most the server keeps in memory of one user's runs' events (default 16 "
+        "MiB); past it that user's oldest finished runs' events go first.",
+    )
+    serve.add_argument(
         "--command",
         dest="config_command",
         default=API_COMMAND,
         help="The configuration command to run as (default: api, which answers no approvals; "
         "notebook asks the client through AG-UI interrupts).",
     )
-    db = commands.add_parser("db", help="Manage the shared PostgreSQL database.")
+    db = commands.add_parser("db", help="Manage the shared PostgreSQL database and Redis.")
     db_commands = db.add_subparsers(dest="db_command", required=True)
     provision = db_commands.add_parser(
         "provision",
         help=f"Create or refresh a user's role and schema (with a new password) and print the "
-        f"user's database URL; the superuser URL comes from ${ADMIN_URL_VAR}.",
+        f"user's database URL; the superuser URL comes from ${ADMIN_URL_VAR}. With "
+        f"${ADMIN_REDIS_URL_VAR} (a Redis URL allowed to run ACL SETUSER), also create or "
+        f"refresh the user's Redis user, which reaches that user's run journals alone, and "
+        f"print its URL on the next line.",
     )
     provision.add_argument("user", help="The user's name (e.g. their JupyterHub name).")
     return parser
@@ -107,18 +127,33 @@ def _parser() -> argparse.ArgumentParser:
 
 def _provision(user: str) -> int:
     admin = os.environ.get(ADMIN_URL_VAR)
-    if not admin:
-        print(f"gth-jupyter: set ${ADMIN_URL_VAR} to a superuser database URL.", file=sys.stderr)
+    admin_redis = os.environ.get(ADMIN_REDIS_URL_VAR)
+    if not admin and not admin_redis:
+        print(
+            f"gth-jupyter: set ${ADMIN_URL_VAR} to a superuser database URL (and "
+            f"${ADMIN_REDIS_URL_VAR} to a Redis URL allowed to run ACL SETUSER).",
+            file=sys.stderr,
+        )
         return 2
-    from ..store.postgres_env import postgres_missing
+    if admin:
+        from ..store.postgres_env import postgres_missing
 
-    missing = postgres_missing()
-    if missing is not None:
-        print(f"gth-jupyter: {missing}", file=sys.stderr)
-        return 2
-    from ..store.provision import provision_user
+        missing = postgres_missing()
+        if missing is not None:
+            print(f"gth-jupyter: {missing}", file=sys.stderr)
+            return 2
+        from ..store.provision import provision_user
 
-    print(asyncio.run(provision_user(admin, user)), flush=True)
+        print(asyncio.run(provision_user(admin, user)), flush=True)
+    if admin_redis:
+        from ..store.redis_users import provision_redis_user
+
+        try:
+            url = asyncio.run(provision_redis_user(admin_redis, user))
+        except ImportError as exc:
+            print(f"gth-jupyter: {exc}", file=sys.stderr)
+            return 2
+        print(url, flush=True)
     return 0
 
 
@@ -195,7 +230,11 @@ async def serve(
         return 2
     effective = registry.effective
     port = args.port if args.port is not None else effective.port
-    journals = make_journals(urls.redis)
+    journals = make_journals(
+        urls.redis,
+        budget_bytes=args.journal_budget_bytes,
+        user_budget_bytes=args.journal_user_budget_bytes,
+    )
     app = make_app(
         registry,
         token=token,

@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass
 
 __all__ = [
+    "ADMIN_REDIS_URL_VAR",
     "ADMIN_URL_VAR",
     "DATABASE_URL_VAR",
     "REDIS_URL_VAR",
@@ -28,6 +29,9 @@ DATABASE_URL_VAR = "GTH_JUPYTER_DATABASE_URL"
 REDIS_URL_VAR = "GTH_JUPYTER_REDIS_URL"
 #: The superuser URL ``gth-jupyter db provision`` uses (a hub's, never a user server's).
 ADMIN_URL_VAR = "GTH_JUPYTER_ADMIN_DATABASE_URL"
+#: The Redis URL allowed to run ``ACL SETUSER``, with which ``gth-jupyter db provision`` (and the
+#: Hub's ``pre_spawn_hook``) gives each user a Redis user of their own; likewise a hub's only.
+ADMIN_REDIS_URL_VAR = "GTH_JUPYTER_ADMIN_REDIS_URL"
 
 _POSTGRES_MODULES = ("psycopg", "psycopg_pool", "langgraph.checkpoint.postgres")
 

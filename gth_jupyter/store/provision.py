@@ -16,13 +16,12 @@ a statement log could keep). In a JupyterHub config::
 
     from gth_jupyter.store.provision import pre_spawn_hook
     c.Spawner.pre_spawn_hook = pre_spawn_hook()  # reads $GTH_JUPYTER_ADMIN_DATABASE_URL
+    # (and $GTH_JUPYTER_ADMIN_REDIS_URL: a Redis user per user too, see redis_users)
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import re
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -31,23 +30,13 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from psycopg import AsyncConnection, sql
 from psycopg.conninfo import make_conninfo
 
-from .postgres_env import ADMIN_URL_VAR, DATABASE_URL_VAR
+from .postgres_env import ADMIN_REDIS_URL_VAR, ADMIN_URL_VAR, DATABASE_URL_VAR, REDIS_URL_VAR
+from .roles import role_name
 
 __all__ = ["pre_spawn_hook", "provision_user", "role_name"]
 
 # Serialises provisioning across hub replicas: CREATE ROLE has no IF NOT EXISTS.
 _LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('gth_jupyter:provision', 0))"
-_MAX_NAME = 40
-
-
-def role_name(username: str) -> str:
-    """``gth_`` and the user name as a safe identifier; a name that had to change (case,
-    punctuation, length) gets a hash suffix, so two users never share a role."""
-    safe = re.sub(r"[^a-z0-9_]", "_", username.lower())[:_MAX_NAME]
-    if safe != username or not safe:
-        digest = hashlib.sha256(username.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-        safe = f"{safe}_{digest}"
-    return f"gth_{safe}"
 
 
 def _user_url(admin_url: str, role: str, password: str) -> str:
@@ -95,18 +84,26 @@ async def provision_user(admin_url: str, username: str) -> str:
 
 
 def pre_spawn_hook(
-    admin_url: str | None = None,
+    admin_url: str | None = None, admin_redis_url: str | None = None
 ) -> Callable[[Any], Awaitable[None]]:
     """A JupyterHub ``Spawner.pre_spawn_hook`` that provisions the spawning user and hands the
     server its URL as ``$GTH_JUPYTER_DATABASE_URL`` (the server takes it out of its
     environment before any kernel starts). ``admin_url`` defaults to
-    ``$GTH_JUPYTER_ADMIN_DATABASE_URL`` of the hub."""
+    ``$GTH_JUPYTER_ADMIN_DATABASE_URL`` of the hub. Given ``admin_redis_url`` (default:
+    ``$GTH_JUPYTER_ADMIN_REDIS_URL`` of the hub), it also gives the user a Redis user of their
+    own (:mod:`.redis_users`) and the server that user's URL as ``$GTH_JUPYTER_REDIS_URL``,
+    in place of any shared one."""
 
     async def hook(spawner: Any) -> None:
         admin = admin_url or os.environ.get(ADMIN_URL_VAR)
         if not admin:
             raise RuntimeError(f"gth-jupyter: set ${ADMIN_URL_VAR} for the hub")
-        url = await provision_user(admin, spawner.user.name)
-        spawner.environment = {**(spawner.environment or {}), DATABASE_URL_VAR: url}
+        env = {DATABASE_URL_VAR: await provision_user(admin, spawner.user.name)}
+        admin_redis = admin_redis_url or os.environ.get(ADMIN_REDIS_URL_VAR)
+        if admin_redis:
+            from .redis_users import provision_redis_user
+
+            env[REDIS_URL_VAR] = await provision_redis_user(admin_redis, spawner.user.name)
+        spawner.environment = {**(spawner.environment or {}), **env}
 
     return hook
