@@ -16,6 +16,7 @@ from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.language_models import BaseChatModel
+from langchain_core.tools import BaseTool
 
 from ..config import EffectiveConfig
 from ..middleware.registry import build_middleware
@@ -30,6 +31,7 @@ from ..tools import (
     unique,
     workspace_for,
 )
+from ..tools._base import adopt
 from ..tools.kernel_tools import KERNEL_TOOLS
 
 __all__ = ["NO_APPROVALS", "AgentParts", "llm_settings", "resolve_agent", "resolve_tools"]
@@ -66,6 +68,14 @@ def _a2a_tools(effective: EffectiveConfig) -> list[Tool]:
     return list(make_a2a_tools(effective.a2a_agents))
 
 
+def _config_tool(tool: Tool) -> Tool:
+    """A ``.gsloth.config.py`` tool, whose metadata cannot set our keys: whatever kind it
+    claims (``gth_kind: "inert"``...), it is ``other`` to the approvals gate."""
+    if isinstance(tool, BaseTool):
+        return adopt(tool, "other")
+    return tool
+
+
 def resolve_tools(
     effective: EffectiveConfig,
     *,
@@ -81,8 +91,8 @@ def resolve_tools(
     to the model untouched), the tools of the ``mcpServers`` (``mcp``: loaded by the host's
     registry, which needs the running loop; see :mod:`gth_jupyter.tools.mcp`), one tool per
     ``a2aAgents`` entry (``a2a_agent_<agentId>``, :mod:`gth_jupyter.tools.a2a`), the tool objects
-    of a ``.gsloth.config.py``, then ``extra``. A name
-    already taken is skipped with a warning, so nothing replaces a built-in. ``allowedTools``
+    of a ``.gsloth.config.py`` (kind ``other``, whatever their metadata claims), then ``extra``.
+    A name already taken is skipped with a warning, so nothing replaces a built-in. ``allowedTools``
     applies last, to all of them: an exact name or a ``*`` glob keeps a tool, a tool without a
     name (some server tools) is always kept, and ``[]`` means no tools: nothing is built.
     ``kernel_tools=False`` (a host with no notebook kernels) leaves the kernel tools out."""
@@ -99,7 +109,7 @@ def resolve_tools(
         *effective.server_tools,
         *mcp,
         *_a2a_tools(effective),
-        *(t for t in effective.python_tools if t is not None),
+        *(_config_tool(t) for t in effective.python_tools if t is not None),
         *extra,
     ]
     return allowed(unique(sources), effective.allowed_tools)

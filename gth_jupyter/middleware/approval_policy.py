@@ -5,14 +5,14 @@ The modes, as Gaunt Sloth 2 defines them (docs "Shell tool & approvals"):
 ============  ==========================================================================
 ``manual``    Reads run (the read-only file tools, ``gth_grep``). Everything else asks the
               person: shell commands, file changes, custom and dev tools, web fetches, MCP
-              and Python-config tools. No rater.
+              (kind ``mcp``) and Python-config tools. No rater.
 ``write``     As ``manual``, but the built-in file tools that change files run too.
 ``assisted``  Only ``run_shell_command`` is gated: the rater rates each command; "safe"
               runs, anything else asks the person. Every other tool runs. (The default.)
 ``auto``      As ``assisted``, but a command rated "destructive" goes back to the agent as
               an error to narrow or justify, a few times, before the person is asked;
               "catastrophic" and "attack" ratings, and commands naming a host, ask at once.
-``bypass``    Nothing is gated or rated; only ``shell`` entries of ``deny`` still refuse.
+``bypass``    Nothing is gated or rated; only ``deny`` entries still refuse.
 ============  ==========================================================================
 
 ``run_python`` (kind ``code``: code run in the notebook's live kernel) is a code-execution
@@ -21,16 +21,25 @@ code as it rates a shell command (same verdicts, same outcomes); ``bypass`` runs
 ``tool`` entries (``{"type": "tool", "matcher": "exact", "pattern": "run_python"}``) apply at
 every mode (``deny``, ``escalate``, ``allow``), and ``deny`` at ``bypass`` too.
 
-Tools that change nothing outside the conversation (checklist, status line, UI surface) and
-client-run tools are never gated. Lists: a ``shell`` entry is compared at every mode (at
-``bypass`` only ``deny``); a ``tool``/``mcpTool`` entry only where the mode gates that tool
-(``manual``, ``write``), so it reaches nothing at ``assisted``, ``auto`` or ``bypass``. ``deny``
-refuses, ``escalate`` asks the person without a rating, ``allow`` runs (a ``rate``-d allow entry
-is still shown to the rater at ``assisted``/``auto``: only "catastrophic" or "attack" then asks).
+The lists come before the mode: a ``deny`` entry of any type (``shell``, ``tool``, ``mcpTool``)
+refuses what it matches at every mode, ``bypass`` included, and an ``escalate`` entry asks the
+person without a rating at every mode but ``bypass``, whatever the tool's kind. Only then does a
+tool the mode does not gate run: the read-only tools, those that change nothing outside the
+conversation (checklist, status line, UI surface), and at ``assisted``/``auto`` every tool but
+the shell and ``run_python``. ``allow`` runs a gated call (a ``rate``-d allow entry is still
+shown to the rater at ``assisted``/``auto``: only "catastrophic" or "attack" then asks).
+Client-run tools never reach the gate.
+
+A tool's kind comes from the code that built it, never from what a tool source declares (see
+``tools/_base.py``): an MCP tool is ``mcp`` whatever its annotations say, and its hints are
+read only by the ``hint`` matcher of ``mcpTool`` entries.
 
 Choices where the reference is silent, taken in the safe direction:
 
 - a tool the gate knows nothing about (no kind) counts as "other": gated at ``manual``/``write``;
+- a ``deny`` entry of any type refuses at ``bypass`` (Gaunt Sloth keeps only ``shell`` ones
+  there), and ``tool``/``mcpTool`` entries are compared at every mode, not only where the mode
+  gates the tool: a rule written for a tool always reaches it;
 - a failing custom-tool validation asks the person at *every* mode, ``bypass`` included (Gaunt
   Sloth's tool asks independently of the mode); with nobody to ask it is refused;
 - an "attack" rating asks the person (with the rater's warning) rather than ending the run, and
@@ -82,21 +91,20 @@ def _default_rate(entry: ApprovalEntry) -> bool:
 
 
 def decide(approvals: ApprovalsConfig, subject: Subject, kind: str) -> Verdict:
-    """The mode's and the lists' answer for one call; ``rate`` means "ask the rater"."""
+    """The lists' and the mode's answer for one call; ``rate`` means "ask the rater"."""
     mode: ApprovalMode = approvals.mode or "assisted"
-    shell = subject.kind == "shell"
     if kind == "code":
         return _decide_code(approvals, subject, mode)
-    if shell and mode == "bypass":
-        hit = match_rules(approvals, subject, ("deny",))
-        return Verdict("deny", hit) if hit else Verdict("run")
-    if not is_gated(mode, kind):
-        return Verdict("run")
-    hit = match_rules(approvals, subject, _ALL_LISTS)
+    # The lists first, so no kind (a tool's own claim, or a mode that does not gate it) can
+    # put a call past a deny or escalate entry the user wrote for it.
+    hit = match_rules(approvals, subject, ("deny",) if mode == "bypass" else _ALL_LISTS)
     if hit is not None and hit.list == "deny":
         return Verdict("deny", hit)
     if hit is not None and hit.list == "escalate":
         return Verdict("ask", hit)
+    if not is_gated(mode, kind):
+        return Verdict("run")
+    shell = subject.kind == "shell"
     rated_mode = mode in ("assisted", "auto")
     if hit is not None:  # allow
         if shell and rated_mode and _default_rate(hit.entry):
@@ -129,4 +137,6 @@ def gate_reason(mode: ApprovalMode, kind: str) -> str:
         return f"approvals mode '{mode}' asks you before any file is changed"
     if kind == "code":
         return f"approvals mode '{mode}' asks you before code runs in the notebook's kernel"
+    if kind == "mcp":
+        return f"approvals mode '{mode}' asks you before MCP tools run"
     return f"approvals mode '{mode}' asks you before tools that run commands or reach out"

@@ -59,7 +59,7 @@ from gth_jupyter.middleware.rater import (
     names_a_host,
     names_a_host_in_code,
 )
-from gth_jupyter.tools._base import kind_of
+from gth_jupyter.tools._base import HINTS_KEY, MCP_KEY, kind_of
 from gth_jupyter.tools.custom import CustomCommandTool, validation_waived
 
 __all__ = ["APPROVAL_INTERRUPT", "ApprovalsMiddleware"]
@@ -144,10 +144,12 @@ class ApprovalsMiddleware(AgentMiddleware):
         if kind == "code":  # matched by its tool name; the rater reads the code
             return Subject("tool", call["name"], command=str(args.get("code", ""))), kind
         host = _host(args.get("input")) if kind == "network" else None
+        if kind != "mcp":  # real names and hints are read only from a tool our MCP code built
+            return names_subject(call["name"], host, None), kind
         metadata = (tool.metadata or {}) if tool is not None else {}
-        hints = metadata.get("annotations")
+        hints = metadata.get(HINTS_KEY)
         hints = hints if isinstance(hints, dict) else None
-        mcp = metadata.get("mcp")  # an MCP tool's real names (its call name may be shortened)
+        mcp = metadata.get(MCP_KEY)  # an MCP tool's real names (its call name may be shortened)
         if isinstance(mcp, dict) and isinstance(mcp.get("server"), str):
             if isinstance(mcp.get("tool"), str):
                 subject = Subject("mcpTool", mcp["tool"], server=mcp["server"], hints=hints)

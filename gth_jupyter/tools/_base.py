@@ -8,10 +8,18 @@ write from a shell command without a name list that would drift from the tools:
 - ``shell``: ``run_shell_command``, whose command the approvals rules and the rater read;
 - ``code``: ``run_python``, code run in the notebook's kernel, which the rater reads as it reads
   a shell command;
-- ``exec``: fixed commands (dev tools, custom tools); ``network``: ``gth_web_fetch``.
+- ``exec``: fixed commands (dev tools, custom tools); ``network``: ``gth_web_fetch``;
+- ``mcp``: a tool of an MCP server, gated as ``other``.
 
-A tool with no kind (from a Python config, MCP...) is treated as ``other``: gated wherever the
-mode gates anything beyond the file tools.
+A tool with no kind (from a Python config...) is treated as ``other``: gated wherever the mode
+gates anything beyond the file tools.
+
+The kind, an MCP tool's real names (``mcp``) and its hints (``annotations``) are *ours*: only the
+code that builds a tool sets them. A tool source (an MCP server's annotations, a
+``.gsloth.config.py`` tool's metadata) could otherwise choose how its own tool is gated. So
+``tools/mcp.py`` keeps nothing of a server's annotations but the four hints, and a config tool
+goes through :func:`adopt`, which drops whatever it wrote under these keys (and any ``gth_*``
+key) before setting ours. A client's tool declaration never reaches ``metadata`` at all.
 """
 
 from __future__ import annotations
@@ -23,14 +31,30 @@ from langchain.tools import ToolRuntime
 from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool
 from pydantic import BaseModel
 
-__all__ = ["Runtime", "ToolKind", "emit_output", "kind_of", "make_tool"]
+__all__ = ["Runtime", "ToolKind", "adopt", "emit_output", "kind_of", "make_tool"]
 
 #: How a tool function asks for LangGraph's ``ToolRuntime`` (stream writer, tool call id): a
 #: parameter named ``runtime`` of this type, ``None`` when the tool is invoked outside a graph.
 Runtime = Annotated[ToolRuntime | None, InjectedToolArg]
 
-ToolKind = Literal["inert", "read", "write", "shell", "code", "exec", "network", "other"]
+ToolKind = Literal["inert", "read", "write", "shell", "code", "exec", "network", "mcp", "other"]
 KIND_KEY = "gth_kind"
+#: An MCP tool's real server and tool names, and its four hints (set by ``tools/mcp.py``).
+MCP_KEY = "mcp"
+HINTS_KEY = "annotations"
+_OURS = frozenset({KIND_KEY, MCP_KEY, HINTS_KEY})
+
+
+def _ours(key: object) -> bool:
+    return not isinstance(key, str) or key in _OURS or key.startswith("gth_")
+
+
+def adopt(tool: BaseTool, kind: ToolKind, **ours: Any) -> BaseTool:
+    """``tool``, from a source we do not control, with its metadata cleared of our keys (whatever
+    the source wrote there) and given ``kind`` and ``ours``; changed in place and returned."""
+    kept = {k: v for k, v in (tool.metadata or {}).items() if not _ours(k)}
+    tool.metadata = {**kept, KIND_KEY: kind, **ours}
+    return tool
 
 
 def make_tool(

@@ -18,10 +18,11 @@ rebuilds the agent's tools on the next run.
 
 Tool names: ``mcp__<key>__<tool>`` when that fits what providers accept
 (``^[A-Za-z0-9_-]{1,64}$``), else cleaned and capped with a short hash (:func:`mcp_tool_name`).
-Every tool carries ``metadata["mcp"] = {"server", "tool"}`` (the real names, also for a capped
-one) and ``metadata["annotations"]``: the four MCP hints, with the spec's defaults for those the
-server leaves out (a read-only tool is not destructive), which the approvals ``hint`` matcher
-reads.
+Every tool carries our kind ``mcp`` (gated as ``other``), ``metadata["mcp"] = {"server",
+"tool"}`` (the real names, also for a capped one) and ``metadata["annotations"]``: the four MCP
+hints, with the spec's defaults for those the server leaves out (a read-only tool is not
+destructive), which only the approvals ``hint`` matcher reads. Nothing else the server declares
+is kept.
 
 A stdio server's child gets a clean environment: the allow-list of
 :func:`~gth_jupyter.tools.process.child_env` (plus ``passEnv``) and the server's own ``env``.
@@ -44,6 +45,7 @@ from typing import Any, Literal, TextIO
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
 from gth_jupyter.config.schema import McpServerConfig
+from gth_jupyter.tools._base import HINTS_KEY, KIND_KEY, MCP_KEY
 from gth_jupyter.tools.process import child_env
 
 __all__ = [
@@ -423,15 +425,15 @@ class McpServers:
 
     @staticmethod
     def _named(key: str, loaded: list[BaseTool]) -> list[BaseTool]:
-        """``loaded`` renamed ``mcp__<key>__<tool>`` and carrying the real names and the hints
-        (the adapter puts the MCP annotations at the top of ``metadata``)."""
+        """``loaded`` renamed ``mcp__<key>__<tool>`` and carrying our kind ``mcp``, the real names
+        and the hints (the adapter puts the MCP annotations at the top of ``metadata``)."""
         for t in loaded:
             real = t.name
             t.name = mcp_tool_name(key, real)
-            metadata = dict(t.metadata or {})
-            metadata["mcp"] = {"server": key, "tool": real}
-            metadata["annotations"] = _hints(metadata)
-            t.metadata = metadata
+            # Nothing else the server declared is kept: its annotations may carry any extra key
+            # (``gth_kind``...), and a server must not choose how its own tool is gated.
+            hints = _hints(t.metadata or {})
+            t.metadata = {KIND_KEY: "mcp", MCP_KEY: {"server": key, "tool": real}, HINTS_KEY: hints}
             _guard(t, key)
         return loaded
 

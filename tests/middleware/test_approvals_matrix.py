@@ -38,22 +38,26 @@ EXPECTED: dict[str, dict[str, tuple[str, str, str, str]]] = {
         "auto": ("bounce", "run", "deny", "ask"),
         "bypass": ("run", "run", "deny", "run"),  # only deny survives bypass
     },
+    # The lists come before the mode: a deny entry refuses at every mode, bypass included, and an
+    # escalate entry asks at every mode but bypass, whether or not the mode gates the tool.
     "custom tool": {
         "manual": ("ask", "run", "deny", "ask"),
         "write": ("ask", "run", "deny", "ask"),
-        # a tool entry is compared only where the mode gates the tool
-        "assisted": ("run", "run", "run", "run"),
-        "auto": ("run", "run", "run", "run"),
-        "bypass": ("run", "run", "run", "run"),
+        "assisted": ("run", "run", "deny", "ask"),
+        "auto": ("run", "run", "deny", "ask"),
+        "bypass": ("run", "run", "deny", "run"),
     },
     "file write": {
         "manual": ("ask", "run", "deny", "ask"),
-        "write": ("run", "run", "run", "run"),
-        "assisted": ("run", "run", "run", "run"),
-        "auto": ("run", "run", "run", "run"),
-        "bypass": ("run", "run", "run", "run"),
+        "write": ("run", "run", "deny", "ask"),
+        "assisted": ("run", "run", "deny", "ask"),
+        "auto": ("run", "run", "deny", "ask"),
+        "bypass": ("run", "run", "deny", "run"),
     },
-    "file read": {mode: ("run", "run", "run", "run") for mode in MODES},
+    "file read": {
+        **{mode: ("run", "run", "deny", "ask") for mode in MODES},
+        "bypass": ("run", "run", "deny", "run"),
+    },
 }
 
 

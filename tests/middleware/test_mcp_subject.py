@@ -7,6 +7,7 @@ from langchain_core.tools import StructuredTool
 from pydantic import BaseModel
 
 from gth_jupyter.config.schema import ApprovalEntry
+from gth_jupyter.tools._base import KIND_KEY
 from tests.middleware.test_approvals_flow import Flow, gate
 
 SHORT = "mcp__a_very_long_server_key_th__delete_everything_7f3a2b1c"
@@ -24,7 +25,8 @@ def shortened_tool(ran: list[str]) -> StructuredTool:
     tool = StructuredTool.from_function(
         coroutine=run, name=SHORT, description="x", args_schema=NoArgs
     )
-    tool.metadata = {
+    tool.metadata = {  # as tools/mcp.py builds it: our kind "mcp", the real names, the hints
+        KIND_KEY: "mcp",
         "mcp": {"server": "a.very.long.server.key.that.was.cut", "tool": "delete everything"},
         "annotations": {"destructiveHint": True, "readOnlyHint": False},
     }
