@@ -20,6 +20,7 @@ __all__ = [
     "invalid_input",
     "invalid_json",
     "journal_unavailable",
+    "kernel_forbidden",
     "kernel_not_found",
     "run_exists",
     "run_not_found",
@@ -88,6 +89,19 @@ def kernel_not_found(kernel: str) -> ProtocolError:
         "kernel_not_found",
         f"No kernel {kernel[:80]!r} runs on this server; the kernel tools need the id of a "
         "running kernel (forwardedProps.gth.kernelId).",
+    )
+
+
+def kernel_forbidden(kernel: str) -> ProtocolError:
+    """The server's authorizer does not let the requester run code in kernels (``execute`` on
+    ``kernels``); every kernel tool does, the variable readers included."""
+    return ProtocolError(
+        403,
+        "kernel_forbidden",
+        f"You may not use kernel {kernel[:80]!r}: this Jupyter server's authorizer does not let "
+        "you execute code in kernels, and the kernel tools (list_variables, describe_variable, "
+        "run_python) run code there. Ask the server's administrator for kernel access, or run "
+        "the agent without a kernel.",
     )
 
 

@@ -2,12 +2,14 @@
 
 Every verb is ``@web.authenticated`` (a token, or the login cookie plus XSRF for a browser) and
 ``@authorized`` on the ``gth`` resource, so a Jupyter server's authorizer can grant or refuse the
-agent separately from kernels and files. Each handler parses, delegates to
+agent separately from kernels and files; a run that names a kernel also needs ``execute`` on
+``kernels`` (its kernel tools run code there). Each handler parses, delegates to
 :class:`~gth_jupyter.server.routes.GthRoutesMixin` and answers; the logic lives below it.
 """
 
 from __future__ import annotations
 
+from jupyter_core.utils import ensure_async
 from jupyter_server.auth.decorator import authorized
 from jupyter_server.auth.identity import IdentityProvider, PasswordIdentityProvider
 from jupyter_server.base.handlers import APIHandler
@@ -20,6 +22,9 @@ from .routes import GthRoutesMixin
 __all__ = ["ADMIN_USERS_KEY", "AUTH_RESOURCE", "HANDLERS", "GthAPIHandler"]
 
 AUTH_RESOURCE = "gth"
+#: What a run that names a kernel needs besides ``gth``: Jupyter's own permission to run code
+#: in kernels (what ``POST /api/kernels`` and a kernel's channels need).
+KERNEL_ACTION, KERNEL_RESOURCE = "execute", "kernels"
 #: Users who may read every user's threads (``GthJupyterApp.admin_users``).
 ADMIN_USERS_KEY = "gth_admin_users"
 #: Jupyter's own identity providers, which name every token or password holder anonymously:
@@ -43,6 +48,17 @@ class GthAPIHandler(GthRoutesMixin, APIHandler):
         name = name or owner
         admins = self.settings.get(ADMIN_USERS_KEY) or ()
         return Requester(name, admin=name in admins, server_owner=owner)
+
+    async def may_execute_in_kernels(self) -> bool:
+        """Asks the server's authorizer whether the requester may ``execute`` on ``kernels``:
+        the ``gth`` resource alone must not reach a kernel the user may not use directly."""
+        user = self.current_user
+        if not user:
+            return False
+        allowed = await ensure_async(
+            self.authorizer.is_authorized(self, user, KERNEL_ACTION, KERNEL_RESOURCE)
+        )
+        return bool(allowed)
 
 
 class HealthHandler(GthAPIHandler):

@@ -30,6 +30,7 @@ from ..agui.errors import (
     events_expired,
     invalid_input,
     journal_unavailable,
+    kernel_forbidden,
     kernel_not_found,
     run_exists,
     run_not_found,
@@ -73,7 +74,7 @@ class RunRoutes(BaseRoutes):
                     raise run_exists(request.run_id)
                 await self.follow_run(request.run_id)
                 return
-            kernel = self.kernel_for(kernel_id(request))
+            kernel = await self.kernel_for(kernel_id(request))
             prepared = await plan_run(
                 runtime,
                 request,
@@ -227,16 +228,27 @@ class RunRoutes(BaseRoutes):
             with contextlib.suppress(Exception):
                 await frames.aclose()
 
-    def kernel_for(self, kernel_id: str | None) -> KernelAccess | None:
-        """The kernel a run's kernel tools work in: the one its widget names, if this server
-        runs it (``404 kernel_not_found`` otherwise); ``None`` when the request names none."""
+    async def kernel_for(self, kernel_id: str | None) -> KernelAccess | None:
+        """The kernel a run's kernel tools work in: the one its widget names, if the requester
+        may execute code in kernels (``403 kernel_forbidden`` otherwise, asked first, so that
+        a refused user learns nothing of which kernels run) and this server runs it (``404
+        kernel_not_found`` otherwise); ``None`` when the request names none."""
         if kernel_id is None:
             return None
+        if not await self.may_execute_in_kernels():
+            raise kernel_forbidden(kernel_id)
         pool = self.settings.get(KERNELS_KEY)
         if pool is None or not pool.holds(kernel_id):
             raise kernel_not_found(kernel_id)
         access: KernelAccess = pool.access(kernel_id)
         return access
+
+    async def may_execute_in_kernels(self) -> bool:
+        """Whether the requester may run code in this host's kernels. Every kernel tool does
+        (the variable readers run code to read the namespace), so a host with an authorizer
+        asks it; a host without one (the standalone server, which runs no kernels) lets the
+        kernel lookup answer."""
+        return True
 
     def on_connection_close(self) -> None:
         """A client that goes away cancels its run (the thread keeps its last checkpoint), unless

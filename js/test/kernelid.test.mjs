@@ -83,3 +83,32 @@ test("mount threads the kernel_id trait into the runs", async () => {
   assert.deepEqual(bodies[0].forwardedProps, { gth: { kernelId: "kern-42" }, detach: true });
   cleanup();
 });
+
+test("a kernel the server's authorizer refuses is reported with its reason, not retried", async () => {
+  const { document } = makeDom();
+  const el = document.createElement("div");
+  document.body.append(el);
+  const model = fakeModel({ thread_id: "t1", agent: "default", transport: "auto", base_url: "/base/", pending_prompt: "", client_tools: [], kernel_id: "kern-42" });
+  const message = "You may not use kernel 'kern-42': this Jupyter server's authorizer does not let you execute code in kernels.";
+  const bodies = [];
+  const fetch = async (url, init = {}) => {
+    if (url === "/base/gth/health") return Response.json({ status: "ok" });
+    if (url === "/base/gth/threads/t1") return Response.json({ threadId: "t1", messages: [] });
+    if (url === "/base/gth/agents/default/run") {
+      bodies.push(JSON.parse(init.body));
+      return Response.json({ code: "kernel_forbidden", message }, { status: 403 });
+    }
+    return new Response("not found", { status: 404 });
+  };
+  const cleanup = mount({ model, el, env: { fetch, location: { protocol: "http:" }, raf: (cb) => setTimeout(cb, 0) } });
+  await until(() => el.querySelector(".gth-root").dataset.ready === "true", "ready");
+  model.set("pending_prompt", "what is in my kernel?");
+  await until(() => el.querySelector(".gth-error"), "the refusal");
+  const shown = el.querySelector(".gth-error");
+  assert.equal(shown.dataset.code, "kernel_forbidden");
+  assert.equal(shown.getAttribute("role"), "alert");
+  assert.equal(shown.querySelector(".gth-error-message").textContent.trim(), message);
+  assert.equal(bodies.length, 1);
+  assert.equal(bodies[0].forwardedProps.gth.kernelId, "kern-42");
+  cleanup();
+});
