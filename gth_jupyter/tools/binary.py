@@ -9,8 +9,9 @@ string Gaunt Sloth's ``binary-content-injection`` middleware parses::
     gth_read_binary;type:<type>;path:<URL-encoded absolute path>;data:<mime>;base64,<data>
 
 The path goes through the :class:`Workspace` (inside the working directory after following
-symlinks, not hidden by ``.aiignore``); the size is checked before a byte is read, and the read
-stops one byte past the limit, so a file that grows meanwhile is refused too. Failures are error
+symlinks, not hidden by ``.aiignore``) and is opened without following a symlink swapped in after
+that check; the size is checked on the open file before a byte is read, and the read stops one
+byte past the limit, so a file that grows meanwhile is refused too. Failures are error
 results with Gaunt Sloth's texts.
 """
 
@@ -111,11 +112,11 @@ def format_for(
     return fallback if fallback is not None and ext in _extensions(fallback) else None
 
 
-def _read_limited(path: Path, max_size: int) -> bytes:
-    size = path.stat().st_size
-    if size > max_size:
-        raise ValueError(_too_big(size, max_size, path))
-    with path.open("rb") as f:
+def _read_limited(ws: Workspace, path: Path, max_size: int) -> bytes:
+    with ws.open(path) as f:  # no symlink swapped in since the check is followed
+        st = os.fstat(f.fileno())  # a regular file: ws.open opens nothing else
+        if st.st_size > max_size:
+            raise ValueError(_too_big(st.st_size, max_size, path))
         data = f.read(max_size + 1)
     if len(data) > max_size:  # it grew since the stat
         raise ValueError(_too_big(len(data), max_size, path))
@@ -146,9 +147,9 @@ def read_binary(
     max_size = config.max_size or DEFAULT_MAX_SIZE
     mime = mime_type(ext, config)
     try:
-        if not real.is_file():
-            raise ValueError(f"{real.name} is not a regular file")
-        data = _read_limited(real, max_size)
+        data = _read_limited(ws, real, max_size)
+    except PathDenied:
+        raise ToolException(DENIED) from None
     except (OSError, ValueError) as exc:
         detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise ToolException(f"Error reading binary file: {detail}") from None

@@ -7,6 +7,9 @@ A symlink whose target lies outside the working directory, is hidden by ``.aiign
 is shown as a bare link: ``[LINK] name``, ``"type": "link"``, no size, no type of its target, no
 target. Otherwise a listing would tell the agent what it may not look at (a directory outside, the
 size of a hidden file).
+
+A listed directory is opened from the working directory without following links (``fs_open``),
+so one swapped for a link to the outside after its check is refused rather than listed.
 """
 
 from __future__ import annotations
@@ -14,15 +17,17 @@ from __future__ import annotations
 import os
 import re
 import stat
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
+from gth_jupyter.tools import fs_open
 from gth_jupyter.tools.aiignore import glob_to_regex
 from gth_jupyter.tools.grep_scan import NOISE_DIRS
 from gth_jupyter.tools.workspace import Workspace
 
-__all__ = ["info", "kind", "label", "search", "size", "sized", "tree", "visible"]
+__all__ = ["Item", "info", "kind", "label", "search", "size", "sized", "tree", "visible"]
 
 
 def size(n: float) -> str:
@@ -33,34 +38,59 @@ def size(n: float) -> str:
     return f"{int(n)} {units[i]}" if i == 0 else f"{n:.2f} {units[i]}"
 
 
-def visible(ws: Workspace, directory: Path) -> list[os.DirEntry[str]]:
-    entries = [e for e in os.scandir(directory) if not ws.hides(Path(e.path))]
-    return sorted(entries, key=lambda e: e.name)
-
-
 Kind = Literal["directory", "file", "link"]
 
 
-def kind(ws: Workspace, entry: os.DirEntry[str]) -> Kind:
+@dataclass(frozen=True)
+class Item:
+    """One visible entry of a listing: what may be said about it."""
+
+    name: str
+    path: Path
+    kind: Kind
+    size: int  # a file's size, else 0
+    walkable: bool  # a directory itself, not a link to one
+
+
+def visible(ws: Workspace, directory: Path) -> list[Item]:
+    """The entries of ``directory`` that ``.aiignore`` does not hide, by name. The directory is
+    read through a descriptor reached without following links, so one swapped for a link after
+    the check is refused, not listed."""
+    fd = fs_open.open_directory(ws.root, directory)
+    try:
+        with os.scandir(fd) as entries:
+            items = [_item(ws, directory, e) for e in entries if not ws.hides(directory / e.name)]
+    finally:
+        os.close(fd)
+    return sorted(items, key=lambda item: item.name)
+
+
+def _item(ws: Workspace, directory: Path, entry: os.DirEntry[str]) -> Item:
+    path = directory / entry.name
+    k = kind(ws, path, entry)
+    size = entry.stat().st_size if k == "file" else 0
+    return Item(entry.name, path, k, size, entry.is_dir(follow_symlinks=False))
+
+
+def kind(ws: Workspace, path: Path, entry: os.DirEntry[str]) -> Kind:
     """What a listing may say ``entry`` is (see the module docstring for ``link``)."""
-    if ws.link_hides_target(Path(entry.path)):
+    if ws.link_hides_target(path):
         return "link"
     return "directory" if entry.is_dir() else "file"
 
 
-def label(ws: Workspace, entry: os.DirEntry[str]) -> str:
-    return {"directory": "[DIR]", "file": "[FILE]", "link": "[LINK]"}[kind(ws, entry)]
+def label(item: Item) -> str:
+    return {"directory": "[DIR]", "file": "[FILE]", "link": "[LINK]"}[item.kind]
 
 
 def tree(ws: Workspace, directory: Path) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for e in visible(ws, directory):
-        node: dict[str, Any] = {"name": e.name, "type": kind(ws, e)}
-        is_dir = e.is_dir(follow_symlinks=False)  # links are never followed, so no loops
-        if is_dir and e.name in NOISE_DIRS:
+    for item in visible(ws, directory):
+        node: dict[str, Any] = {"name": item.name, "type": item.kind}
+        if item.walkable and item.name in NOISE_DIRS:  # links are never followed, so no loops
             node["ignored"] = True
-        elif is_dir:
-            node["children"] = tree(ws, Path(e.path))
+        elif item.walkable:
+            node["children"] = tree(ws, item.path)
         out.append(node)
     return out
 
@@ -91,8 +121,7 @@ def info(ws: Workspace, requested: str) -> str:
     entry = ws.lexical(requested)
     if entry is not None and ws.link_hides_target(entry):
         return LINK_INFO
-    path = ws.resolve(requested)
-    st = path.stat()
+    st = fs_open.stat_entry(ws.root, ws.resolve(requested))
 
     def when(ts: float) -> str:
         return datetime.fromtimestamp(ts, timezone.utc).isoformat()
@@ -113,18 +142,15 @@ def info(ws: Workspace, requested: str) -> str:
 def sized(ws: Workspace, directory: Path, sort_by: str) -> str:
     """``list_directory_with_sizes``: entries with sizes, then the totals (bare links count in
     neither)."""
-    rows = []
-    for e in visible(ws, directory):
-        k = kind(ws, e)
-        rows.append((e, k, e.stat().st_size if k == "file" else 0))
+    rows = visible(ws, directory)
     if sort_by == "size":
-        rows.sort(key=lambda row: -row[2])
+        rows.sort(key=lambda row: -row.size)
     lines = []
-    for entry, k, n in rows:
-        shown = size(n).rjust(10) if k == "file" else ""
-        lines.append(f"{label(ws, entry)} {entry.name.ljust(30)} {shown}")
-    files = [n for _, k, n in rows if k == "file"]
-    dirs = [n for _, k, n in rows if k == "directory"]
+    for item in rows:
+        shown = size(item.size).rjust(10) if item.kind == "file" else ""
+        lines.append(f"{label(item)} {item.name.ljust(30)} {shown}")
+    files = [item.size for item in rows if item.kind == "file"]
+    dirs = [item for item in rows if item.kind == "directory"]
     lines += [
         "",
         f"Total: {len(files)} files, {len(dirs)} directories",

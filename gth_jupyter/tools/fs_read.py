@@ -7,7 +7,8 @@ at 2000 characters, with a notice saying how to page on; ``read_multiple_files {
 excludePatterns?}`` (case-insensitive name match); ``get_file_info {path}``;
 ``list_allowed_directories``. Reads stream (``fs_lines``): nothing past what the caps show is
 kept in memory, and a capped read stops reading where its output stops. Every path goes through
-the :class:`Workspace`, and entries hidden by ``.aiignore`` are left out of listings. A failure is
+the :class:`Workspace` and is opened without following a symlink swapped in after that check
+(:meth:`Workspace.open`), and entries hidden by ``.aiignore`` are left out of listings. A failure is
 an error result worded ``Error <action>: <reason>``.
 """
 
@@ -79,9 +80,9 @@ _TOGETHER = (
 )
 
 
-def read_capped(path: Path) -> str:
+def read_capped(ws: Workspace, path: Path) -> str:
     """A read without a window: the file up to the caps, and not a byte further."""
-    with path.open("rb") as f:
+    with ws.open(path) as f:
         return cap(fs_lines.lines(f, normalised=False), MAX_LINES, 1, True)
 
 
@@ -97,9 +98,9 @@ def _window(f: BinaryIO, offset: int | None, limit: int | None) -> str:
     return cap(chain([] if first is None else [first], rest), shown, start, hard)
 
 
-def _ends(path: Path, head: int, tail: int) -> str:
+def _ends(ws: Workspace, path: Path, head: int, tail: int) -> str:
     # Two handles: the head is read lazily while the tail is found from the end.
-    with path.open("rb") as f, path.open("rb") as g:
+    with ws.open(path) as f, ws.open(path) as g:
         if head and tail:
             total = fs_lines.count_lines(f)
             f.seek(0)
@@ -116,16 +117,16 @@ def _ends(path: Path, head: int, tail: int) -> str:
         return cap(islice(fs_lines.lines(f, normalised=True), head), float("inf"), None, False)
 
 
-def read(path: Path, a: ReadFileArgs) -> str:
+def read(ws: Workspace, path: Path, a: ReadFileArgs) -> str:
     """``read_file``: every form streams, so memory stays bounded whatever the file's size."""
     if (a.offset is not None or a.limit is not None) and (a.head or a.tail):
         return _TOGETHER
     if a.offset is None and a.limit is None and not a.head and not a.tail:
-        return read_capped(path)
+        return read_capped(ws, path)
     if a.offset is not None or a.limit is not None:
-        with path.open("rb") as f:
+        with ws.open(path) as f:
             return _window(f, a.offset, a.limit)
-    return _ends(path, a.head or 0, a.tail or 0)
+    return _ends(ws, path, a.head or 0, a.tail or 0)
 
 
 def make_read_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
@@ -134,11 +135,11 @@ def make_read_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
     async def read_file(path: str, offset: int | None = None, limit: int | None = None,
                         head: int | None = None, tail: int | None = None) -> str:  # fmt: skip
         args = ReadFileArgs(path=path, offset=offset, limit=limit, head=head, tail=tail)
-        return await guarded(f"reading file {path}", lambda: read(ws.resolve(path), args))
+        return await guarded(f"reading file {path}", lambda: read(ws, ws.resolve(path), args))
 
     def read_one(p: str) -> str:
         try:
-            text = read_capped(ws.resolve(p))
+            text = read_capped(ws, ws.resolve(p))
         except (PathDenied, OSError) as exc:
             return f"{p}: Error - {exc}"
         return f"{p}:\n{text}\n"
@@ -148,7 +149,7 @@ def make_read_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
 
     def listing(path: str) -> str:
         items = fs_listing.visible(ws, ws.resolve(path))
-        return "\n".join(f"{fs_listing.label(ws, e)} {e.name}" for e in items)
+        return "\n".join(f"{fs_listing.label(item)} {item.name}" for item in items)
 
     async def list_directory(path: str) -> str:
         return await guarded(f"listing directory {path}", lambda: listing(path))

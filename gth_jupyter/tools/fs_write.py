@@ -7,21 +7,30 @@ whitespace-tolerant line match; returns a unified diff), ``create_directory {pat
 ``delete_directory {path, recursive?}`` (never the working directory itself).
 
 Paths go through the :class:`Workspace` (inside the working directory, symlinks resolved, not
-hidden by ``.aiignore``). Additions to Gaunt Sloth: these tools refuse to change ``.aiignore``
-and the ``.gsloth`` configuration, so an agent cannot widen its own permissions for next time, and
-they refuse to move or delete a directory holding a hidden path, which would carry it along.
+hidden by ``.aiignore``), and each change is made on the *resolved* path reached from the working
+directory without following a link (``fs_open``): one swapped in after the check is refused, and
+a last component that is a link is never written through (``edit_file`` renames a new file over
+it, ``move_file`` and ``delete_file`` act on the entry itself). ``edit_file`` refuses files over
+4 MB without reading them (``fs_edit``). Additions to Gaunt Sloth: these tools refuse to change
+``.aiignore`` and the ``.gsloth`` configuration, so an agent cannot widen its own permissions for
+next time, and they refuse to move or delete a directory holding a hidden path, which would carry
+it along.
 """
 
 from __future__ import annotations
 
-import difflib
+import errno
+import os
 import shutil
+import sys
 from pathlib import Path
 
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
+from gth_jupyter.tools import fs_open
 from gth_jupyter.tools._base import FileToolSpec, make_file_tools
+from gth_jupyter.tools.fs_edit import EDIT_MAX_BYTES, Edit, apply_edits
 from gth_jupyter.tools.workspace import PathDenied, Workspace, guarded
 
 __all__ = ["WRITE_TOOLS", "make_write_tools"]
@@ -39,12 +48,6 @@ WRITE_TOOLS = (
 class WriteArgs(BaseModel):
     path: str
     content: str
-
-
-class Edit(BaseModel):
-    oldText: str = Field(description="Text to search for - must match exactly")
-    newText: str = Field(description="Text to replace with")
-    replaceAll: bool = Field(False, description="Replace every occurrence of oldText.")
 
 
 class EditArgs(BaseModel):
@@ -81,62 +84,6 @@ def _writable(ws: Workspace, requested: str) -> Path:
     return path
 
 
-def _fuzzy(content: str, old: str, new: str) -> str | None:
-    """Replace the first run of lines equal to ``old`` up to surrounding whitespace."""
-    lines, old_lines = content.split("\n"), old.split("\n")
-    for i in range(len(lines) - len(old_lines) + 1):
-        if all(a.strip() == b.strip() for a, b in zip(lines[i:], old_lines, strict=False)):
-            indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
-            new_lines = [
-                indent + line.lstrip() if j == 0 else line for j, line in enumerate(new.split("\n"))
-            ]
-            lines[i : i + len(old_lines)] = new_lines
-            return "\n".join(lines)
-    return None
-
-
-def apply_edits(path: Path, edits: list[Edit], dry_run: bool, shown: str) -> str:
-    original = path.read_text(encoding="utf-8").replace("\r\n", "\n")
-    content, notes = original, []
-    for index, edit in enumerate(edits, start=1):
-        old, new = edit.oldText.replace("\r\n", "\n"), edit.newText.replace("\r\n", "\n")
-        count = content.count(old) if old else 0
-        if count > 1 and not edit.replaceAll:
-            raise ValueError(
-                f"found {count} occurrences of the search text, so the edit is ambiguous and the "
-                "file was NOT modified. Add more surrounding context to make the match unique, "
-                f"or set replaceAll: true to replace every occurrence.\n{edit.oldText}"
-            )
-        if count:
-            content = content.replace(old, new)
-            notes.append(f"edit {index}: replaced {count} occurrence(s)")
-            continue
-        fuzzy = _fuzzy(content, old, new) if old else None
-        if fuzzy is None:
-            raise ValueError(
-                "no occurrence of the search text was found, so the file was NOT modified. "
-                "Re-read the file to get its exact current text (whitespace and indentation must "
-                "match), then retry the edit, or use write_file to replace the whole file.\n"
-                + edit.oldText
-            )
-        content = fuzzy
-        notes.append(f"edit {index}: applied via fuzzy line-match (no exact match)")
-    diff = "".join(
-        difflib.unified_diff(
-            original.splitlines(keepends=True),
-            content.splitlines(keepends=True),
-            f"{shown}\toriginal",
-            f"{shown}\tmodified",
-        )
-    )
-    fence = "```"
-    while fence in diff:
-        fence += "`"
-    if not dry_run:
-        path.write_text(content, encoding="utf-8")
-    return "\n".join(notes) + f"\n\n{fence}diff\n{diff}{fence}\n\n"
-
-
 def _whole(ws: Workspace, path: Path, requested: str, verb: str) -> Path:
     """``path``, unless it is a directory holding something ``.aiignore`` hides (which one is
     not said: naming it would reveal what the file hides)."""
@@ -158,15 +105,22 @@ def _delete_dir(ws: Workspace, requested: str, recursive: bool) -> str:
     _whole(ws, path, requested, "deleted")
     if not path.is_dir():
         raise ValueError(f"Not a directory: {requested}. Use delete_file for files.")
-    if recursive:
-        shutil.rmtree(path)
-        return f"Successfully deleted directory and all contents: {requested}"
-    if any(path.iterdir()):
-        raise ValueError(
-            f"Directory not empty: {requested}. "
-            "Use recursive: true to delete non-empty directories."
-        )
-    path.rmdir()
+    with fs_open.directory_of(ws.root, path) as (fd, name):
+        if recursive:
+            if sys.version_info >= (3, 11):
+                shutil.rmtree(name, dir_fd=fd)  # entered from fd: no link followed on the way
+            else:
+                shutil.rmtree(path)
+            return f"Successfully deleted directory and all contents: {requested}"
+        try:
+            os.rmdir(name, dir_fd=fd)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                raise
+            raise ValueError(
+                f"Directory not empty: {requested}. "
+                "Use recursive: true to delete non-empty directories."
+            ) from None
     return f"Successfully deleted empty directory: {requested}"
 
 
@@ -174,16 +128,18 @@ def make_write_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
     """The write tools in ``names``, bound to ``ws``."""
 
     def write(path: str, content: str) -> str:
-        target = _writable(ws, path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
+        with ws.open(_writable(ws, path), "wb", create_dirs=True) as f:
+            f.write(content.encode("utf-8"))
         return f"Successfully wrote to {path}"
 
     def move(source: str, destination: str) -> str:
         src, dst = _whole(ws, _writable(ws, source), source, "moved"), _writable(ws, destination)
         if dst.exists():
             raise ValueError(f"Destination already exists: {destination}")
-        src.rename(dst)
+        # Both ends reached without following a link; rename moves an entry, never a target.
+        with fs_open.directory_of(ws.root, src) as (a, src_name):
+            with fs_open.directory_of(ws.root, dst) as (b, dst_name):
+                os.rename(src_name, dst_name, src_dir_fd=a, dst_dir_fd=b)
         return f"Successfully moved {source} to {destination}"
 
     def delete(path: str) -> str:
@@ -192,11 +148,12 @@ def make_write_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
             raise ValueError(
                 f"Cannot delete directory: {path}. Use delete_directory for directories."
             )
-        target.unlink()
+        with fs_open.directory_of(ws.root, target) as (fd, name):
+            os.unlink(name, dir_fd=fd)
         return f"Successfully deleted file: {path}"
 
     def mkdir(path: str) -> str:
-        _writable(ws, path).mkdir(parents=True, exist_ok=True)
+        fs_open.make_dirs(ws.root, _writable(ws, path))
         return f"Successfully created directory {path}"
 
     async def write_file(path: str, content: str) -> str:
@@ -205,7 +162,8 @@ def make_write_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
     async def edit_file(path: str, edits: list[Edit], dryRun: bool = False) -> str:
         items = [Edit.model_validate(e) for e in edits]
         return await guarded(
-            f"editing file {path}", lambda: apply_edits(_writable(ws, path), items, dryRun, path)
+            f"editing file {path}",
+            lambda: apply_edits(ws, _writable(ws, path), items, dryRun, path),
         )
 
     async def create_directory(path: str) -> str:
@@ -229,7 +187,8 @@ def make_write_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
         ),
         (
             "edit_file",
-            "Replace exact text in a file; returns a git-style diff. Read the file first.",
+            "Replace exact text in a file; returns a git-style diff. Read the file first. "
+            f"Files over {EDIT_MAX_BYTES // (1024 * 1024)} MB are refused.",
             EditArgs,
             edit_file,
         ),

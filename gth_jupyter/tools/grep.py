@@ -4,6 +4,8 @@ Gaunt Sloth's contract: arguments ``{pattern, path?, include?, limit? (default 1
 "No matches found" or "Found N matches" then one ``path:`` block per file with ``  Line n: text``
 lines (cut at 250 characters). ripgrep does the work when it is installed, the scanner in
 ``grep_scan.py`` otherwise; both feed one formatter, in path order, so the output is the same.
+The scanner's matching runs in a worker process that is stopped when one line takes longer than
+a few seconds (Python's ``re`` backtracks where ripgrep's engine does not; ``grep_fallback``).
 
 The ``fileSet`` setting picks the corpus (``gitignore``: what git would track, without dot-files;
 ``all``: everything but the noise directories). ``.aiignore`` is applied to every result of either
@@ -25,7 +27,8 @@ from langchain_core.tools import BaseTool, ToolException
 from pydantic import BaseModel, Field
 
 from gth_jupyter.tools._base import make_tool
-from gth_jupyter.tools.grep_scan import NOISE_DIRS, Match, include_matcher, scan
+from gth_jupyter.tools.grep_fallback import search_in_worker
+from gth_jupyter.tools.grep_scan import NOISE_DIRS, Match, candidates, include_matcher
 from gth_jupyter.tools.process import child_env
 from gth_jupyter.tools.workspace import Workspace
 
@@ -175,16 +178,15 @@ async def grep(
             regex = re.compile(args.pattern)
         except re.error as exc:
             raise ToolException(f"Search failed: invalid regular expression: {exc}") from None
-        matches = await asyncio.to_thread(
-            scan,
+        files = await asyncio.to_thread(
+            candidates,
             workspace.root,
             target,
-            regex,
             file_set=file_set,
             include=include_matcher(args.include),
-            limit=limit,
             hidden=workspace.aiignore.hides,
         )
+        matches = await search_in_worker(workspace.root, files, regex.pattern, limit)
     return format_matches(matches)
 
 

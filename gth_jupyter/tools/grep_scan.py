@@ -12,8 +12,10 @@ It reproduces what ``rg --no-require-git`` searches, so both engines give the sa
 - Files are read line by line and each line is matched on its first 4,096 characters (as Gaunt
   Sloth's scanner does), so a huge file or a huge line costs a chunk of memory, not its size.
 
-The caller filters ``.aiignore`` and caps the count; files are returned in path order so a capped
-scan returns the same first matches as a sorted, capped ripgrep result.
+``.aiignore`` is applied before a file is opened, and files are searched in path order so a capped
+scan returns the same first matches as a sorted, capped ripgrep result. Only the standard library,
+``pathspec`` and two standard-library-only modules of the tools are imported: ``grep_worker``
+(the process that runs the matching under a deadline) imports this module without the tools.
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ from typing import BinaryIO
 
 import pathspec
 
+from gth_jupyter.tools import fs_open
 from gth_jupyter.tools.aiignore import glob_to_regex
 
-__all__ = ["NOISE_DIRS", "Match", "include_matcher", "scan"]
+__all__ = ["NOISE_DIRS", "Match", "candidates", "include_matcher", "scan", "search"]
 
 NOISE_DIRS = frozenset({".git", "node_modules", "dist", ".idea"})
 #: Characters of a line the scanner matches against (Gaunt Sloth's fallback reads 4096).
@@ -154,13 +157,17 @@ def _lines(f: BinaryIO) -> Iterator[bytes]:
         yield head
 
 
-def _search_file(path: Path, rel: str, regex: re.Pattern[str], room: int) -> list[Match]:
+def _search_file(
+    root: Path, rel: str, regex: re.Pattern[str], room: int, tick: Callable[[], None]
+) -> list[Match]:
     """At most ``room`` matches in one file, read line by line (the file is read to its end, so
-    a NUL byte anywhere still marks it binary, but never held whole)."""
+    a NUL byte anywhere still marks it binary, but never held whole). It is opened from the
+    root without following links: one swapped in since the walk is skipped, not followed."""
     found: list[Match] = []
     try:
-        with path.open("rb") as f:
+        with fs_open.open_file(root, root / rel) as f:
             for number, data in enumerate(_lines(f), start=1):
+                tick()
                 if len(found) < room:
                     line = data.decode("utf-8", "replace")[:MAX_SCAN_LINE]
                     if regex.search(line):
@@ -168,6 +175,53 @@ def _search_file(path: Path, rel: str, regex: re.Pattern[str], room: int) -> lis
     except _Binary:
         return []
     return found
+
+
+def candidates(
+    root: Path,
+    target: Path,
+    *,
+    file_set: str,
+    include: re.Pattern[str] | None,
+    hidden: Callable[[str], bool],
+) -> list[str]:
+    """The files a search of ``target`` reads, relative to ``root``, in path order;
+    ``hidden(rel)`` is .aiignore (a hidden file is never opened)."""
+    if target.is_file():
+        files = [target]
+    else:
+        ignores = _Ignores(root) if file_set != "all" else None
+        files = list(_walk(target, file_set, ignores))
+    ranked = sorted((p.relative_to(root).as_posix(), p) for p in files)
+    return [
+        rel
+        for rel, path in ranked
+        if (include is None or target == path or include.fullmatch(rel)) and not hidden(rel)
+    ]
+
+
+def search(
+    root: Path,
+    files: list[str],
+    regex: re.Pattern[str],
+    limit: int,
+    *,
+    starting: Callable[[str], None] = lambda rel: None,
+    tick: Callable[[], None] = lambda: None,
+) -> Iterator[Match]:
+    """The matches in ``files`` (from :func:`candidates`), at most ``limit``; ``starting(rel)``
+    is called as each file is opened and ``tick()`` at each line (the worker's heartbeat)."""
+    count = 0
+    for rel in files:
+        starting(rel)
+        try:
+            found = _search_file(root, rel, regex, limit - count, tick)
+        except (OSError, fs_open.PathDenied):
+            continue
+        yield from found
+        count += len(found)
+        if count >= limit:
+            return
 
 
 def scan(
@@ -180,24 +234,7 @@ def scan(
     limit: int,
     hidden: Callable[[str], bool],
 ) -> list[Match]:
-    """Matches under ``target`` in path order, at most ``limit``; ``hidden(rel)`` is .aiignore."""
-    if target.is_file():
-        files = [target]
-    else:
-        ignores = _Ignores(root) if file_set != "all" else None
-        files = list(_walk(target, file_set, ignores))
-    ranked = sorted((p.relative_to(root).as_posix(), p) for p in files)
-    matches: list[Match] = []
-    for rel, path in ranked:
-        if include is not None and target != path and not include.fullmatch(rel):
-            continue
-        if hidden(rel):
-            continue
-        try:
-            found = _search_file(path, rel, regex, limit - len(matches))
-        except OSError:
-            continue
-        matches.extend(found)
-        if len(matches) >= limit:
-            return matches
-    return matches
+    """:func:`candidates` then :func:`search`, in this process and without a deadline (the tool
+    runs the search part in ``grep_worker``, which can be stopped)."""
+    files = candidates(root, target, file_set=file_set, include=include, hidden=hidden)
+    return list(search(root, files, regex, limit))

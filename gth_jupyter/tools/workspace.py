@@ -3,7 +3,9 @@
 Every path a tool receives is resolved here. It must stay inside the working directory both as
 written and after following symlinks (a link inside the tree pointing outside it is refused), and
 it must not be hidden by ``.aiignore``. A path that does not exist yet (a file to write) is checked
-through its nearest existing parent, which ``os.path.realpath`` resolves.
+through its nearest existing parent, which ``os.path.realpath`` resolves. The tools then open the
+*resolved* path without following any symlink (:meth:`Workspace.open`, :mod:`fs_open`), so a
+directory swapped for a link between the check and the open is refused, not followed.
 
 Two more questions the tools ask it: whether a directory *contains* a hidden path (then it may not
 be moved or deleted as a whole, which would carry the hidden path along), and whether a symlink's
@@ -17,10 +19,13 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from langchain_core.tools import ToolException
 
+from gth_jupyter.tools import fs_open
 from gth_jupyter.tools.aiignore import AiIgnore
+from gth_jupyter.tools.fs_open import PathDenied
 
 __all__ = ["PathDenied", "Workspace", "case_insensitive"]
 
@@ -36,10 +41,6 @@ def case_insensitive(directory: Path) -> bool:
         return os.path.samefile(text, swapped)
     except OSError:
         return False
-
-
-class PathDenied(Exception):
-    """A path the tools may not touch; the message is written for the model."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,11 @@ class Workspace:
         if check_aiignore and self.hides(real):
             raise PathDenied(f"Access denied - {requested} is hidden by .aiignore")
         return real
+
+    def open(self, path: Path, mode: str = "rb", *, create_dirs: bool = False) -> BinaryIO:
+        """``path`` (from :meth:`resolve`) opened without following a symlink that appeared
+        since the check (see :mod:`~gth_jupyter.tools.fs_open`)."""
+        return fs_open.open_file(self.root, path, mode, create_dirs=create_dirs)
 
     def hides_within(self, directory: Path) -> bool:
         """True if ``.aiignore`` hides anything at or below ``directory`` (links not followed).

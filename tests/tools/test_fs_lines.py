@@ -14,7 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gth_jupyter.tools.fs_lines import MAX_BYTES, MAX_LINE, MAX_LINES, cap
-from gth_jupyter.tools.fs_read import ReadFileArgs, read
+from gth_jupyter.tools.fs_read import ReadFileArgs
+from gth_jupyter.tools.fs_read import read as read_in
+from gth_jupyter.tools.workspace import Workspace
+
+
+def read(path: Path, args: ReadFileArgs) -> str:
+    ws = Workspace.at(path.parent)
+    return read_in(ws, ws.root / path.name, args)
 
 
 def _ref_cap(text: str, max_lines: float, start: int | None, hard: bool) -> str:
