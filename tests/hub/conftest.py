@@ -49,6 +49,15 @@ def _drop_roles(admin_url: str) -> None:
                 conn.execute(f'DROP ROLE IF EXISTS "{role_name(name)}"')
 
 
+def _drop_redis_users(admin_url: str) -> None:
+    import redis
+
+    from gth_jupyter.store.provision import role_name
+
+    with redis.Redis.from_url(admin_url) as client:
+        client.execute_command("ACL", "DELUSER", *(role_name(name) for name in USERS))
+
+
 @contextlib.contextmanager
 def _services() -> Iterator[Services | None]:
     """A fresh database on the test PostgreSQL and the test Redis, or ``None`` where there is
@@ -71,6 +80,8 @@ def _services() -> Iterator[Services | None]:
             yield Services(database, redis)
     finally:
         _drop_roles(admin)
+        if redis is not None:
+            _drop_redis_users(redis)
 
 
 @pytest.fixture(scope="session")

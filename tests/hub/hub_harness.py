@@ -10,9 +10,9 @@ and a service token the tests drive the Hub's REST API with.
 
 Given a PostgreSQL superuser URL (and a Redis URL), the Hub runs as the README's "JupyterHub
 deployment" says: a ``pre_spawn_hook`` provisions each user's database role and schema with
-``provision_user`` and hands the server that role's URL as ``$GTH_JUPYTER_DATABASE_URL``, the
-servers use ``--GthJupyterApp.checkpointer=postgres``, and ``$GTH_JUPYTER_REDIS_URL`` reaches them
-through ``c.Spawner.environment``; the superuser URL stays in the Hub's environment.
+``provision_user`` and their Redis user with ``provision_redis_user``, and hands the server those
+URLs as ``$GTH_JUPYTER_DATABASE_URL`` and ``$GTH_JUPYTER_REDIS_URL``; the servers use
+``--GthJupyterApp.checkpointer=postgres``; the admin URLs stay in the Hub's environment.
 
 Each user's home holds a ``.gsloth.config.json`` with the scripted model, which answers every
 call on that user's server with :func:`reply_of` the owner, so what a test sees does not depend
@@ -52,21 +52,24 @@ SERVICE = "gth-test"
 ADMIN = "ops"
 
 
-# The README's hook and settings; the superuser URL comes from the Hub's environment only.
+# The README's hook and settings; the admin URLs come from the Hub's environment only.
 DEPLOYMENT_CONFIG = """
 import os
 from gth_jupyter.store.provision import provision_user
+from gth_jupyter.store.redis_users import provision_redis_user
 
 ADMIN_URL = os.environ["GTH_JUPYTER_ADMIN_DATABASE_URL"]
+ADMIN_REDIS_URL = os.environ.get("GTH_JUPYTER_ADMIN_REDIS_URL")
 
-async def gth_database(spawner):
-    url = await provision_user(ADMIN_URL, spawner.user.name)
-    spawner.environment = {**spawner.environment, "GTH_JUPYTER_DATABASE_URL": url}
+async def gth_services(spawner):
+    name = spawner.user.name
+    env = {"GTH_JUPYTER_DATABASE_URL": await provision_user(ADMIN_URL, name)}
+    if ADMIN_REDIS_URL:
+        env["GTH_JUPYTER_REDIS_URL"] = await provision_redis_user(ADMIN_REDIS_URL, name)
+    spawner.environment = {**spawner.environment, **env}
 
-c.Spawner.pre_spawn_hook = gth_database
+c.Spawner.pre_spawn_hook = gth_services
 c.Spawner.args.append("--GthJupyterApp.checkpointer=postgres")
-if os.environ.get("GTH_JUPYTER_REDIS_URL"):
-    c.Spawner.environment["GTH_JUPYTER_REDIS_URL"] = os.environ["GTH_JUPYTER_REDIS_URL"]
 """
 
 
@@ -198,7 +201,7 @@ class Hub:
         if self.services is not None:
             env["GTH_JUPYTER_ADMIN_DATABASE_URL"] = self.services.database_admin_url
             if self.services.redis_url:
-                env["GTH_JUPYTER_REDIS_URL"] = self.services.redis_url
+                env["GTH_JUPYTER_ADMIN_REDIS_URL"] = self.services.redis_url
         return env
 
     def start(self) -> None:

@@ -61,3 +61,27 @@ def test_each_users_server_keeps_threads_in_that_users_own_schema(hub: Hub, data
         assert {owner for _, owner in b_rows} == {"b"}  # nobody else used b's server
         checkpointed = conn.execute("SELECT DISTINCT thread_id FROM gth_a.checkpoints").fetchall()
         assert (on_a,) in checkpointed
+
+
+def test_each_users_server_journals_its_runs_as_that_users_own_redis_user(hub: Hub) -> None:
+    """The hook gave each server a Redis user of its own: its runs' keys carry its user
+    (``gth:{gth_a}:run:…``), and that Redis user may touch nothing else."""
+    import time
+
+    import redis
+
+    if hub.services is None or not hub.services.redis_url:
+        pytest.skip("no test Redis: the Hub's servers keep run journals in process")
+    started(hub, "a", "a")
+    started(hub, "b", "b")
+    with redis.Redis.from_url(hub.services.redis_url) as admin:
+        deadline = time.monotonic() + 30
+        while True:  # the journal ships a run's frames in the background
+            keys = {k.decode() for k in admin.keys("gth:*")}
+            users = {k.split("}")[0] for k in keys}
+            if {"gth:{gth_a", "gth:{gth_b"} <= users or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert {"gth:{gth_a", "gth:{gth_b"} <= users, keys
+        for role in ("gth_a", "gth_b"):
+            assert admin.acl_getuser(role)["keys"] == [f"~gth:{{{role}}}:*"]
