@@ -14,6 +14,7 @@ import keyword
 import reprlib
 import sys
 import types
+from itertools import islice
 from typing import Any
 
 HIDDEN = frozenset({"In", "Out", "exit", "quit", "get_ipython", "open"})
@@ -23,52 +24,116 @@ MAX_REPR = {"schema": 0, "sample": 2000, "full": 10000}
 ROWS = {"schema": 0, "sample": 5, "full": 50}
 MAX_JSON = 100_000
 SKIPPED = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, type)
+#: Builtin types whose ``len`` is their own C code (a subclass may override it: not these).
+SIZED = (str, bytes, bytearray, list, tuple, dict, set, frozenset, range, memoryview)
+SIZED_COLLECTIONS = ("deque", "OrderedDict", "defaultdict", "Counter")
+#: The library types whose shape and size are read, by the library's own code: a value's class
+#: must be one of these or a subclass defined inside the same library (``np.memmap``,
+#: ``pd.RangeIndex``), never a user's subclass, whose ``shape`` may be any code.
+LIBRARY_KINDS = (
+    ("pandas", "DataFrame", "dataframe"),
+    ("pandas", "Series", "series"),
+    ("pandas", "Index", "index"),
+    ("numpy", "ndarray", "ndarray"),
+    ("polars", "DataFrame", "polars"),
+    ("polars", "Series", "polars"),
+    ("pyarrow", "Table", "arrow"),
+    ("pyarrow", "RecordBatch", "arrow"),
+    ("pyarrow", "ChunkedArray", "arrow_array"),
+    ("pyarrow", "Array", "arrow_array"),
+)
+_C_METHODS = (types.MethodDescriptorType, types.WrapperDescriptorType)
 
 
-def _pandas() -> Any:
-    return sys.modules.get("pandas")
+def hidden(name: str) -> bool:
+    """IPython's own names and every name starting with ``_`` (``_ih``, ``_i3``, ``__``): they
+    hold the cell history and past outputs, so they are neither listed nor described."""
+    return name.startswith("_") or name in HIDDEN
 
 
-def _numpy() -> Any:
-    return sys.modules.get("numpy")
+def refusal(name: Any) -> dict[str, str] | None:
+    """Why ``name`` is not described, or None: it must be a plain identifier that is not hidden."""
+    if not (isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)):
+        return {"error": "invalid_name", "message": "give a plain variable name"}
+    if hidden(name):
+        message = (
+            f"{name!r} is hidden: names starting with '_' and IPython's own names "
+            f"({', '.join(sorted(HIDDEN))}) hold the kernel's history, not the user's data"
+        )
+        return {"error": "hidden_name", "message": message}
+    return None
+
+
+def _module_of(cls: type) -> str:
+    # type's own getter: a metaclass may override ``__module__`` with code of its own
+    module = vars(type)["__module__"].__get__(cls)
+    return module if type(module) is str else "?"
+
+
+def _module_root(cls: type) -> str:
+    return _module_of(cls).partition(".")[0]
 
 
 def _kind(value: Any) -> str:
-    pd, np = _pandas(), _numpy()
-    if pd is not None and isinstance(value, pd.DataFrame):
-        return "dataframe"
-    if pd is not None and isinstance(value, pd.Series):
-        return "series"
-    if np is not None and isinstance(value, np.ndarray):
-        return "ndarray"
+    """What the value is, from its exact class (``type``, never ``isinstance``: that reads a
+    user's ``__class__``): a library kind, ``sized`` for builtins with a length, or ``object``."""
+    cls = type(value)
+    if cls in SIZED:
+        return "sized"
+    collections = sys.modules.get("collections")
+    if any(cls is getattr(collections, name, None) for name in SIZED_COLLECTIONS):
+        return "sized"
+    for module, name, kind in LIBRARY_KINDS:
+        base = getattr(sys.modules.get(module), name, None)
+        if type(base) is type and issubclass(cls, base) and _module_root(cls) == module:
+            return kind
     return "object"
 
 
 def _type_name(value: Any) -> str:
     cls = type(value)
-    module = cls.__module__
+    module = _module_of(cls)
     return cls.__qualname__ if module == "builtins" else f"{module}.{cls.__qualname__}"
+
+
+def _c_level(cls: type, method: str) -> bool:
+    """Whether ``method`` of ``cls`` is C code (a builtin's), not a function a user wrote."""
+    for klass in cls.__mro__:
+        if method in klass.__dict__:
+            return type(klass.__dict__[method]) in _C_METHODS
+    return False
 
 
 def _size(value: Any, kind: str) -> int | None:
     try:
-        if kind == "dataframe":
-            return int(value.memory_usage(deep=True).sum())
+        if kind in ("dataframe", "index"):
+            total = value.memory_usage(deep=True)
+            return int(total.sum() if kind == "dataframe" else total)
         if kind == "series":
             return int(value.memory_usage(deep=True))
-        if kind == "ndarray":
+        if kind == "ndarray" or kind.startswith("arrow"):
             return int(value.nbytes)
-        return int(sys.getsizeof(value))
+        if kind == "polars":
+            return int(value.estimated_size())
+        if _c_level(type(value), "__sizeof__"):
+            return int(sys.getsizeof(value))
+        return int(object.__sizeof__(value))  # a user's __sizeof__ is code: not run
     except Exception:
         return None
 
 
-def _shape(value: Any) -> dict[str, Any]:
-    shape = getattr(value, "shape", None)
-    if isinstance(shape, tuple) and all(isinstance(n, int) for n in shape):
-        return {"shape": list(shape)}
-    if isinstance(value, (str, bytes, list, tuple, dict, set, frozenset, range)):
+def _shape(value: Any, kind: str) -> dict[str, Any]:
+    """Shape or length, read only for known kinds: any other ``shape`` or ``__len__`` is code."""
+    if kind in ("dataframe", "series", "index", "ndarray", "polars"):
+        shape = value.shape
+    elif kind == "arrow":
+        shape = (value.num_rows, value.num_columns)
+    elif kind in ("arrow_array", "sized"):
         return {"length": len(value)}
+    else:
+        return {}
+    if type(shape) is tuple and all(type(n) is int for n in shape):
+        return {"shape": list(shape)}
     return {}
 
 
@@ -90,9 +155,7 @@ def _columns(frame: Any) -> list[dict[str, Any]]:
 def _visible(ns: dict[str, Any]) -> list[str]:
     names = []
     for name, value in ns.items():
-        if not isinstance(name, str) or name.startswith("_") or name in HIDDEN:
-            continue
-        if isinstance(value, SKIPPED):
+        if type(name) is not str or hidden(name) or issubclass(type(value), SKIPPED):
             continue
         names.append(name)
     return sorted(names)
@@ -109,7 +172,7 @@ def list_variables(ns: dict[str, Any], offset: int, limit: int) -> dict[str, Any
         item: dict[str, Any] = {"name": name, "type": _type_name(value)}
         try:  # a user's property or __sizeof__ may raise: that variable says so, the page stays
             kind = _kind(value)
-            item.update(_shape(value))
+            item.update(_shape(value, kind))
             item["size_bytes"] = _size(value, kind)
             if kind == "dataframe":
                 item["columns"] = _columns(value)[:MAX_LIMIT]
@@ -166,12 +229,97 @@ def _describe_array(value: Any, context: str) -> dict[str, Any]:
     return out
 
 
+class _Shortener(reprlib.Repr):
+    """reprlib, bounded in the work done as well as in the length of the answer.
+
+    reprlib builds the whole ``repr`` of a ``bytes`` (a 50 MB value cost 200 MB) and of any
+    container subclass, and sorts a set's or dict's keys (a copy of them all, and their
+    comparisons run). Here strings and bytes are sliced before ``repr``; the builtin containers
+    and their subclasses are walked with the builtin's own iteration, a few items each, unsorted;
+    and once ``budget`` characters of leaves (and items visited) are spent, the rest is ``...``.
+    """
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.maxstring = self.maxother = self.maxlong = self.budget = limit
+        self.maxlist = self.maxtuple = self.maxdict = self.maxset = 50
+        self.maxfrozenset = self.maxdeque = self.maxarray = 50
+
+    def repr1(self, x: Any, level: int) -> str:
+        if self.budget <= 0:
+            return self.fillvalue
+        self.budget -= 1  # every call counts, so a wide, deep nest costs at most the budget
+        cls = type(x)
+        for base in (str, bytes, bytearray):
+            if issubclass(cls, base):
+                # a string inside a container gets a tenth, so the first cannot take it all
+                width = self.maxstring if level == self.maxlevel else self.maxstring // 10
+                return self._spend(self._sliced(x, base, width))
+        fields = vars(cls).get("_fields") if issubclass(cls, tuple) else None
+        if type(fields) is tuple and level > 0:  # a namedtuple: Point(x=1, y=2)
+            pairs = islice(zip(fields, tuple.__iter__(x), strict=False), self.maxtuple)
+            inner = ", ".join(f"{f}={self.repr1(v, level - 1)}" for f, v in pairs)
+            return f"{cls.__name__}({inner})"
+        for base, left, right in ((list, "[", "]"), (tuple, "(", ")"), (dict, "{", "}")):
+            if issubclass(cls, base):
+                return self._wrapped(cls, base, self._items(x, base, level, left, right))
+        for base in (set, frozenset):
+            if issubclass(cls, base):
+                return self._wrapped(cls, base, self._items(x, base, level, "{", "}"))
+        if cls is int:
+            bits = x.bit_length()
+            return self._spend(
+                self.repr_int(x, level) if bits < 3 * self.maxlong else f"<int of {bits} bits>"
+            )
+        if (_module_of(cls), cls.__name__) in (("collections", "deque"), ("array", "array")):
+            return self._spend(super().repr1(x, level))  # reprlib walks these a few items each
+        return self._spend(self.repr_instance(x, level))
+
+    def _spend(self, text: str) -> str:
+        self.budget -= len(text)
+        return text
+
+    def _sliced(self, x: Any, base: type, width: int) -> str:
+        head = base.__getitem__(x, slice(0, width))  # a plain str/bytes, never all of x
+        text = repr(head)
+        if len(text) > width or base.__len__(x) > width:
+            text = text[:width] + self.fillvalue
+        return text
+
+    def _items(self, x: Any, base: type, level: int, left: str, right: str) -> str:
+        count = base.__len__(x)
+        if count == 0:
+            return {set: "set()", frozenset: ""}.get(base, left + right)
+        if level <= 0:
+            return left + self.fillvalue + right
+        if base is dict:
+            pieces = [
+                f"{self.repr1(k, level - 1)}: {self.repr1(v, level - 1)}"
+                for k, v in islice(dict.items(x), self.maxdict)
+            ]
+        else:
+            pieces = [self.repr1(v, level - 1) for v in islice(base.__iter__(x), self.maxlist)]
+        if count > len(pieces):
+            pieces.append(self.fillvalue)
+        trail = "," if base is tuple and count == 1 else ""
+        return left + ", ".join(pieces) + trail + right
+
+    def _wrapped(self, cls: type, base: type, inner: str) -> str:
+        if cls is base:
+            return inner if base is not frozenset else f"frozenset({inner})"
+        return f"{cls.__name__}({inner})"  # a subclass: its own __repr__ may be any code
+
+    def repr_instance(self, x: Any, level: int) -> str:
+        try:
+            text = repr(x)
+        except Exception:
+            return f"<{type(x).__name__} instance at {id(x):#x}>"
+        return text if len(text) <= self.maxother else text[: self.maxother] + self.fillvalue
+
+
 def _bounded_repr(value: Any, context: str) -> str:
     limit = MAX_REPR[context]
-    shortener = reprlib.Repr()
-    shortener.maxstring = shortener.maxother = limit
-    shortener.maxlist = shortener.maxdict = shortener.maxtuple = shortener.maxset = 50
-    text = shortener.repr(value)
+    text = _Shortener(limit).repr(value)
     return text if len(text) <= limit else text[:limit] + "…"
 
 
@@ -179,8 +327,9 @@ def describe_variable(ns: dict[str, Any], name: str, context: str) -> dict[str, 
     """A description of one variable, looked up by name (never evaluated)."""
     if context not in ROWS:
         return {"error": "invalid_data_context", "message": f"unknown data_context {context!r}"}
-    if not (isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)):
-        return {"error": "invalid_name", "message": "give a plain variable name"}
+    refused = refusal(name)
+    if refused is not None:
+        return refused
     if name not in ns:
         return {"error": "variable_not_found", "message": f"no variable named {name!r}"}
     value = ns[name]
@@ -193,7 +342,7 @@ def describe_variable(ns: dict[str, Any], name: str, context: str) -> dict[str, 
         out.update(_describe_array(value, context))
     else:
         try:
-            out.update(_shape(value))
+            out.update(_shape(value, kind))
         except Exception as error:
             out["shape_error"] = _text(f"{type(error).__name__}: {error}")
         if context != "schema":

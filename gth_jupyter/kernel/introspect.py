@@ -6,8 +6,9 @@ namespace) and called from one ``user_expressions`` entry of a silent, empty
 ``execute_request``. So nothing is shown to the user, the execution count and history are left
 alone, no name is added to the user's namespace, and no output stream is involved (output from
 subshell threads can be routed wrongly). Arguments travel as a JSON literal: a variable name is
-data, looked up in the namespace dict, never evaluated; dotted names and subscripts are refused
-here and again in the kernel.
+data, looked up in the namespace dict, never evaluated; dotted names, subscripts and the names
+hidden from the listing (the cell history among them) are refused here and again in the kernel.
+Shapes and lengths are read only for known types, so listing runs none of the user's code.
 
 Introspection goes to a kernel subshell where the kernel has them, so it answers while a cell
 runs; elsewhere it queues on the main shell and :attr:`Introspection.shell` says so.
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from gth_jupyter.kernel._inspector import refusal
 from gth_jupyter.kernel.client import KernelClient, Shell
 
 DataContext = Literal["schema", "sample", "full"]
@@ -127,11 +129,13 @@ async def describe_variable(
 
     ``schema``: types, shapes and null counts, no values. ``sample``: plus statistics and a few
     rows. ``full``: plus more rows, up to a cap. A name that is not a plain identifier is refused
-    with ``invalid_name`` before anything is sent.
+    with ``invalid_name``, and a name :func:`list_variables` hides (``In``, ``Out``, ``_ih``,
+    anything starting with ``_``) with ``hidden_name``, before anything is sent (and again in
+    the kernel, by the same rule).
     """
-    if not valid_name(name):
-        data = {"error": "invalid_name", "message": "give a plain variable name"}
-        return Introspection(data=data, shell=shell, elapsed=0.0)
+    refused = refusal(name)
+    if refused is not None:
+        return Introspection(data=dict(refused), shell=shell, elapsed=0.0)
     if data_context not in DATA_CONTEXTS:
         data = {"error": "invalid_data_context", "message": f"unknown {data_context!r}"}
         return Introspection(data=data, shell=shell, elapsed=0.0)
