@@ -207,13 +207,14 @@ KernelResolver = Callable[[str | None], KernelAccess | None]
 class RuntimeSource(Protocol):
     """What a host hands the protocol layer: its agents by name (an ``AgentRegistry``)."""
 
-    async def runtime(self, name: str) -> Runtime: ...
+    async def runtime(self, name: str, owner: str | None = None) -> Runtime: ...
 
 
-async def runtime_of(source: RuntimeSource, name: str) -> Runtime:
-    """Agent ``name``'s runtime, or the ``ProtocolError`` that refuses it."""
+async def runtime_of(source: RuntimeSource, name: str, owner: str | None = None) -> Runtime:
+    """Agent ``name``'s runtime for user ``owner`` (whose MCP sign-ins its tools use; by
+    default the host's owner), or the ``ProtocolError`` that refuses it."""
     try:
-        return await source.runtime(name)
+        return await source.runtime(name, owner)
     except AgentError as exc:
         raise errors.from_agent_error(exc) from None
 

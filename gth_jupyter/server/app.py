@@ -23,6 +23,7 @@ from ..store.postgres_env import (
     take_service_urls,
 )
 from .handlers import ADMIN_USERS_KEY, HANDLERS
+from .identity import server_owner
 from .journals import make_journals
 from .routes import JOURNALS_KEY, KERNELS_KEY, MAX_BODY_KEY, REGISTRY_KEY, route_table
 from .token import make_non_dumpable
@@ -127,7 +128,9 @@ class GthJupyterApp(ExtensionApp):
             self.log.error("gth-jupyter: %s", exc)
             refusal = exc
             store = CheckpointStore("memory")
-        self.registry = AgentRegistry(config, command=NOTEBOOK_COMMAND, store=store, cwd=root)
+        self.registry = AgentRegistry(
+            config, command=NOTEBOOK_COMMAND, store=store, cwd=root, server_owner=server_owner()
+        )
         if refusal is not None:
             # Refused like an agent that could not be built: /gth/info says why, runs are 503.
             self.registry.build_error = self.registry.build_error or refusal

@@ -83,17 +83,32 @@ class GthRoutesMixin(RunRoutes):
         self.send_json(200, {"status": "ok"})
 
     def write_info(self) -> None:
+        """The registry's description as the requester sees it (their own MCP sign-ins)."""
         self.note_oauth_redirect()
-        self.send_json(200, self.registry.info())
+        self.send_json(200, self.registry.info(self.requester().name))
 
     def finish_oauth(self) -> None:
         """``GET gth/oauth/callback?code=&state=``: hands the code to the MCP server's sign-in
         waiting on ``state`` and answers a small page; an unknown ``state`` is ``400
-        oauth_state_unknown``. ``?error=`` (the person refused) ends that sign-in."""
+        oauth_state_unknown``, one that another user started ``403 oauth_state_mismatch`` (their
+        sign-in goes on waiting, and no token is stored). ``?error=`` (the person refused) ends
+        that sign-in."""
         state = self.get_query_argument("state", "")
         code = self.get_query_argument("code", "")
         error = self.get_query_argument("error", "")
-        if not state or not self.registry.deliver_oauth(state, "" if error else code):
+        owner = self.requester().name
+        delivery = self.registry.deliver_oauth(state, "" if error else code, owner)
+        if state and delivery == "mismatch":
+            self.send_json(
+                403,
+                {
+                    "code": "oauth_state_mismatch",
+                    "message": "This MCP server authorization was started by another user; "
+                    "only they can complete it. Start your own from your widget.",
+                },
+            )
+            return
+        if not state or delivery != "delivered":
             self.send_json(
                 400,
                 {
@@ -120,12 +135,12 @@ class GthRoutesMixin(RunRoutes):
         """``{"threads": [{threadId, owner, createdAt, updatedAt}]}``: the requester's own
         threads, the latest used first; ``?all=true`` gives an admin every user's."""
         self.note_oauth_redirect()  # this may be the request that connects the MCP servers
+        who = self.requester()
         try:
-            runtime = await runtime_of(self.registry, name)
+            runtime = await runtime_of(self.registry, name, who.name)
         except ProtocolError as error:
             self.send_refusal(error)
             return
-        who = self.requester()
         every = who.admin and self.get_query_argument("all", "") in ("1", "true")
         records = await runtime.threads.list(None if every else who.name)
         self.send_json(200, {"threads": [record.to_json() for record in records]})
@@ -134,9 +149,10 @@ class GthRoutesMixin(RunRoutes):
         """A thread's conversation as AG-UI messages, and what it waits on; ``?turn=ID`` gives
         one widget turn's messages alone. Another user's thread is ``404 thread_not_found``."""
         self.note_oauth_redirect()  # this may be the request that connects the MCP servers
+        who = self.requester()
         try:
-            runtime = await runtime_of(self.registry, name)
-            await admit_thread(runtime, thread_id, self.requester(), write=False)
+            runtime = await runtime_of(self.registry, name, who.name)
+            await admit_thread(runtime, thread_id, who, write=False)
         except ProtocolError as error:
             self.send_refusal(error)
             return
@@ -147,9 +163,10 @@ class GthRoutesMixin(RunRoutes):
         """The standing approvals a run on ``thread_id`` would use: the thread's own and the
         session's (see :mod:`gth_jupyter.middleware.grants`)."""
         self.note_oauth_redirect()  # this may be the request that connects the MCP servers
+        who = self.requester()
         try:
-            runtime = await runtime_of(self.registry, DEFAULT_AGENT)
-            await admit_thread(runtime, thread_id, self.requester(), write=False)
+            runtime = await runtime_of(self.registry, DEFAULT_AGENT, who.name)
+            await admit_thread(runtime, thread_id, who, write=False)
         except ProtocolError as error:
             self.send_refusal(error)
             return

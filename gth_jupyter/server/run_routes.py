@@ -66,7 +66,7 @@ class RunRoutes(BaseRoutes):
         self.note_oauth_redirect()
         who = self.requester()
         try:
-            runtime = await runtime_of(self.registry, name)
+            runtime = await runtime_of(self.registry, name, who.name)
             request = parse_input(self.body, self.max_body_bytes)
             known = await self.journals.find(request.run_id)
             if known is not None:

@@ -257,12 +257,15 @@ def make_app(
     """
     check_token(token, "make_app")  # a short token is refused here too, not only by the CLI
     registry.leave_out_kernel_tools()  # no notebook kernels here: gth/info says so
+    user = user or server_owner()
+    if registry.server_owner is None:  # the token's holder: the single-user sign-ins are theirs
+        registry.server_owner = user
     settings: dict[str, Any] = {
         REGISTRY_KEY: registry,
         MAX_BODY_KEY: max_body_bytes,
         CHECK_HOST_KEY: check_host,
         TOKEN_KEY: token,
-        USER_KEY: user or server_owner(),
+        USER_KEY: user,
         JOURNALS_KEY: journals if journals is not None else LocalJournals(),
         CORS_KEY: cors_headers(registry.effective),
         "default_handler_class": NotFoundHandler,

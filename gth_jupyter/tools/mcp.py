@@ -10,11 +10,13 @@ others work.
 
 A server with ``authProvider: "OAuth"`` (HTTP or SSE) signs in with the SDK's OAuth client
 (:mod:`gth_jupyter.tools.mcp_oauth`): tokens and the client registration live in a 0600 file per
-server. When it needs the person to authorize, the start does not wait: the server is reported
-as ``needs_authorization`` with its ``authorizationUrl`` and has no tools; once the host's
-callback route delivers the code (:meth:`McpServers.deliver_oauth`), its session completes in
-the background, it turns ``ok`` and :attr:`McpServers.generation` grows, so the registry
-rebuilds the agent's tools on the next run.
+server and user (:attr:`McpServers.owner`; the registry keeps one ``McpServers`` of the OAuth
+servers per user, so a user's run never holds another's session). When it needs the person to
+authorize, the start does not wait: the server is reported as ``needs_authorization`` with its
+``authorizationUrl`` and has no tools; once the host's callback route delivers the code
+(:meth:`McpServers.deliver_oauth`, from the user who started the sign-in alone), its session
+completes in the background, it turns ``ok`` and :attr:`McpServers.generation` grows, so the
+registry rebuilds the agent's tools on the next run.
 
 Tool names: ``mcp__<key>__<tool>`` when that fits what providers accept
 (``^[A-Za-z0-9_-]{1,64}$``), else cleaned and capped with a short hash (:func:`mcp_tool_name`).
@@ -40,13 +42,16 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
 from gth_jupyter.config.schema import McpServerConfig
 from gth_jupyter.tools._base import HINTS_KEY, KIND_KEY, MCP_KEY
 from gth_jupyter.tools.process import child_env
+
+if TYPE_CHECKING:
+    from .mcp_oauth import Delivery, OAuthCallbacks
 
 __all__ = [
     "DEFAULT_HINTS",
@@ -206,6 +211,9 @@ class McpServers:
         timeout: float = DEFAULT_TIMEOUT,
         oauth_dir: Path | None = None,
         oauth_redirect_uri: str | None = None,
+        owner: str | None = None,
+        oauth_callbacks: OAuthCallbacks | None = None,
+        oauth_legacy: bool = False,
     ) -> None:
         from .mcp_oauth import OAuthCallbacks
 
@@ -223,14 +231,21 @@ class McpServers:
         self.oauth_dir = oauth_dir
         #: The absolute URL of the host's callback route; the host sets it.
         self.oauth_redirect_uri = oauth_redirect_uri
-        self.oauth_callbacks = OAuthCallbacks()
+        #: The user whose sign-ins these sessions use (``None``: a host without users, whose
+        #: token files are ``<oauth_dir>/<key>.json``); ``oauth_legacy``: that user is the
+        #: server's owner, who takes over a token file of that single-user layout.
+        self.owner = owner
+        self.oauth_legacy = oauth_legacy
+        #: Shared by every user's ``McpServers`` of a host, so one callback route finds them.
+        self.oauth_callbacks = oauth_callbacks if oauth_callbacks is not None else OAuthCallbacks()
         #: Grows whenever the set of started servers' tools changes (after the start, and when
         #: an authorized server becomes ready), so a holder of :attr:`tools` knows to refresh.
         self.generation = 0
 
-    def deliver_oauth(self, state: str, code: str) -> bool:
-        """The callback route's code for the authorization ``state``; false if none waits."""
-        return self.oauth_callbacks.deliver(state, code)
+    def deliver_oauth(self, state: str, code: str, owner: str | None = None) -> Delivery:
+        """The callback route's code for the authorization ``state``, from user ``owner``
+        (see :meth:`~gth_jupyter.tools.mcp_oauth.OAuthCallbacks.deliver`)."""
+        return self.oauth_callbacks.deliver(state, code, owner)
 
     @property
     def tools(self) -> list[BaseTool]:
@@ -320,10 +335,22 @@ class McpServers:
     def _oauth(self, key: str, config: McpServerConfig, asked: asyncio.Future[str]) -> Any:
         """The ``httpx.Auth`` that signs server ``key`` in; ``asked`` resolves with the
         authorization URL when the person has to authorize."""
-        from .mcp_oauth import FileTokenStorage, oauth_dir, oauth_provider, token_file
+        from .mcp_oauth import (
+            FileTokenStorage,
+            oauth_dir,
+            oauth_provider,
+            token_file,
+            user_token_file,
+        )
 
         state = self.states[key]
         url = config.url or ""
+        base = oauth_dir(self.oauth_dir)
+        path = (
+            token_file(base, key)
+            if self.owner is None
+            else user_token_file(base, self.owner, key, legacy=self.oauth_legacy)
+        )
 
         def on_authorization_url(authorization_url: str) -> None:
             state.authorization_url = authorization_url
@@ -334,10 +361,11 @@ class McpServers:
 
         return oauth_provider(
             url=url,
-            storage=FileTokenStorage(token_file(oauth_dir(self.oauth_dir), key), url),
+            storage=FileTokenStorage(path, url),
             callbacks=self.oauth_callbacks,
             redirect_uri=self.oauth_redirect_uri or "",
             on_authorization_url=on_authorization_url,
+            owner=self.owner,
         )
 
     def _authorized(self, key: str, ready: asyncio.Future[list[BaseTool]]) -> None:

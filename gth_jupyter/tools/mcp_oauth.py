@@ -1,30 +1,40 @@
 """OAuth for MCP servers with ``authProvider: "OAuth"``, on the ``mcp`` SDK's client side.
 
-:class:`FileTokenStorage` keeps a server's tokens and client registration in one JSON file,
-``<jupyter data dir>/gth_jupyter/mcp-oauth/<key>.json``, created with mode 0600 (deleting it
-forces a new login). :class:`OAuthCallbacks` holds the authorizations under way, by ``state``:
-the SDK's ``redirect_handler`` records the authorization URL (which ``gth/info`` shows for the
-widget's button) and its ``callback_handler`` waits for the code that the host's callback route
-(``{base_url}gth/oauth/callback``) delivers with :meth:`OAuthCallbacks.deliver`.
+Sign-ins are per user (the identity that owns threads): :class:`FileTokenStorage` keeps one
+user's tokens and client registration for one server in one JSON file,
+``<jupyter data dir>/gth_jupyter/mcp-oauth/users/<user>/<key>.json`` (:func:`user_token_file`),
+created with mode 0600 (deleting it forces a new login). The single-user layout before it,
+``mcp-oauth/<key>.json``, is moved into the server owner's directory on first use, so an
+existing sign-in keeps working. :class:`OAuthCallbacks` holds the authorizations under way, by
+``state``, each with the user who started it: the SDK's ``redirect_handler`` records the
+authorization URL (which ``gth/info`` shows that user alone, for the widget's button) and its
+``callback_handler`` waits for the code that the host's callback route
+(``{base_url}gth/oauth/callback``) delivers with :meth:`OAuthCallbacks.deliver`, which refuses a
+``state`` started by another user.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
 __all__ = [
     "CALLBACK_PATH",
+    "Delivery",
     "FileTokenStorage",
     "OAuthCallbacks",
     "oauth_dir",
     "oauth_provider",
+    "owner_dir",
+    "token_file",
+    "user_token_file",
 ]
 
 #: The callback route, under the host's base URL.
@@ -33,6 +43,13 @@ CALLBACK_PATH = "gth/oauth/callback"
 DEFAULT_AUTHORIZATION_TIMEOUT = 15 * 60.0
 
 _BAD = re.compile(r"[^A-Za-z0-9_.-]")
+#: A user name used as its directory's name as it is: lower case (two names that differ only in
+#: case would share a directory on a case-insensitive file system), no leading dot.
+_PLAIN_OWNER = re.compile(r"^[a-z0-9_@-][a-z0-9_.@-]{0,99}$")
+
+#: What :meth:`OAuthCallbacks.deliver` did with a code: handed it over; found no sign-in
+#: waiting on the state; found one, started by another user (and left it waiting).
+Delivery = Literal["delivered", "unknown", "mismatch"]
 
 
 def oauth_dir(override: Path | None = None) -> Path:
@@ -47,6 +64,40 @@ def oauth_dir(override: Path | None = None) -> Path:
 def token_file(directory: Path, key: str) -> Path:
     """The file of server ``key`` (its name cleaned to a safe file name)."""
     return directory / f"{_BAD.sub('_', key) or '_'}.json"
+
+
+def owner_dir(directory: Path, owner: str) -> Path:
+    """Where user ``owner``'s token files live, ``<directory>/users/<name>``. A user name that
+    is not a plain lower-case file name is cleaned and tagged with a hash of it (after a ``~``,
+    which a plain name never holds), so two users never share a directory."""
+    if _PLAIN_OWNER.match(owner):
+        name = owner
+    else:
+        digest = hashlib.sha256(owner.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        name = f"{_BAD.sub('_', owner)[:48]}~{digest}"
+    return directory / "users" / name
+
+
+def user_token_file(directory: Path, owner: str, key: str, *, legacy: bool = False) -> Path:
+    """User ``owner``'s file for server ``key``. With ``legacy`` (``owner`` is the user the
+    server runs for), a file of the single-user layout, ``<directory>/<key>.json``, is moved
+    there first when the user has none yet, so the sign-in made before keeps working."""
+    path = token_file(owner_dir(directory, owner), key)
+    old = token_file(directory, key)
+    if legacy and not path.exists() and old.is_file():
+        _private_dirs(path.parent)
+        os.replace(old, path)
+    return path
+
+
+def _private_dirs(directory: Path) -> None:
+    """``directory`` and its missing parents, each created with mode 0700."""
+    missing: list[Path] = []
+    while not directory.exists():
+        missing.append(directory)
+        directory = directory.parent
+    for path in reversed(missing):
+        path.mkdir(mode=0o700, exist_ok=True)
 
 
 class FileTokenStorage:
@@ -70,7 +121,7 @@ class FileTokenStorage:
         data = self._read()
         data["url"] = self.url
         data[name] = value
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        _private_dirs(self.path.parent)
         tmp = self.path.with_suffix(".tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -98,28 +149,36 @@ class FileTokenStorage:
 
 
 class OAuthCallbacks:
-    """The authorizations waiting for their callback, by ``state``, on one event loop."""
+    """The authorizations waiting for their callback, by ``state``, on one event loop; each
+    remembers the user who started it (``None``: a host without users)."""
 
     def __init__(self) -> None:
-        self._pending: dict[str, asyncio.Future[str]] = {}
+        self._pending: dict[str, tuple[str | None, asyncio.Future[str]]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def expect(self, state: str) -> asyncio.Future[str]:
-        """A future that :meth:`deliver` resolves with the code for ``state``."""
+    def expect(self, state: str, owner: str | None = None) -> asyncio.Future[str]:
+        """A future that :meth:`deliver` resolves with the code for ``state``, which user
+        ``owner`` started."""
         self._loop = asyncio.get_running_loop()
         future: asyncio.Future[str] = self._loop.create_future()
-        self._pending[state] = future
+        self._pending[state] = (owner, future)
         return future
 
     def forget(self, state: str) -> None:
         self._pending.pop(state, None)
 
-    def deliver(self, state: str, code: str) -> bool:
-        """Hands ``code`` to the authorization with ``state``; false when none waits for it.
-        Safe from another thread or loop than the one waiting."""
-        future = self._pending.pop(state, None)
-        if future is None or self._loop is None:
-            return False
+    def deliver(self, state: str, code: str, owner: str | None = None) -> Delivery:
+        """Hands ``code`` to the authorization with ``state`` when user ``owner`` started it
+        (``delivered``); ``unknown`` when none waits for it; ``mismatch`` when another user
+        started it, which goes on waiting for its own user's callback. Safe from another
+        thread or loop than the one waiting."""
+        pending = self._pending.get(state)
+        if pending is None or self._loop is None:
+            return "unknown"
+        started_by, future = pending
+        if started_by is not None and started_by != owner:
+            return "mismatch"
+        del self._pending[state]
 
         def resolve() -> None:
             if not future.done():
@@ -133,7 +192,7 @@ class OAuthCallbacks:
             resolve()
         else:
             self._loop.call_soon_threadsafe(resolve)
-        return True
+        return "delivered"
 
 
 def oauth_provider(
@@ -144,10 +203,11 @@ def oauth_provider(
     redirect_uri: str,
     on_authorization_url: Callable[[str], None],
     timeout: float = DEFAULT_AUTHORIZATION_TIMEOUT,
+    owner: str | None = None,
 ) -> Any:
-    """The SDK's ``OAuthClientProvider`` (an ``httpx.Auth``) for the server at ``url``: its
-    authorization URL goes to ``on_authorization_url``, its code comes from the callback route
-    (within ``timeout`` seconds)."""
+    """The SDK's ``OAuthClientProvider`` (an ``httpx.Auth``) for the server at ``url``, signing
+    user ``owner`` in: its authorization URL goes to ``on_authorization_url``, its code comes
+    from the callback route (within ``timeout`` seconds), from that user alone."""
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthClientMetadata
     from pydantic import AnyUrl
@@ -157,7 +217,7 @@ def oauth_provider(
     async def redirect_handler(authorization_url: str) -> None:
         state = parse_qs(urlsplit(authorization_url).query).get("state", [""])[0]
         waiting.clear()
-        waiting[state] = callbacks.expect(state)
+        waiting[state] = callbacks.expect(state, owner)
         on_authorization_url(authorization_url)
 
     async def callback_handler() -> tuple[str, str | None]:

@@ -1,7 +1,9 @@
 """A protected MCP server for the OAuth tests: one FastMCP app on loopback that is both the
 authorization server (``/.well-known/oauth-authorization-server``, ``/register``, ``/authorize``,
 ``/token``) and the resource server (``/mcp``, behind a bearer token), with the SDK's server-side
-auth helpers. ``/authorize`` approves at once: it redirects straight back with a code."""
+auth helpers. ``/authorize`` approves at once: it redirects straight back with a code, signed
+in as :attr:`Provider.account` (the account the person would log in with), and the tool records
+which account's token called it (:attr:`Provider.calls`)."""
 
 from __future__ import annotations
 
@@ -34,6 +36,12 @@ class Provider:
     codes: dict[str, AuthorizationCode] = field(default_factory=dict)
     tokens: dict[str, AccessToken] = field(default_factory=dict)
     authorizations: int = 0
+    #: The account the next authorization signs in as.
+    account: str = "someone"
+    #: The account behind each code and each access token issued.
+    accounts: dict[str, str] = field(default_factory=dict)
+    #: The account whose token made each call of the tool, in order.
+    calls: list[str] = field(default_factory=list)
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
         return self.clients.get(client_id)
@@ -47,6 +55,7 @@ class Provider:
     ) -> str:
         self.authorizations += 1
         code = secrets.token_urlsafe(16)
+        self.accounts[code] = self.account
         assert client.client_id is not None
         self.codes[code] = AuthorizationCode(
             code=code,
@@ -74,6 +83,7 @@ class Provider:
         self.tokens[token] = AccessToken(
             token=token, client_id=client.client_id, scopes=authorization_code.scopes
         )
+        self.accounts[token] = self.accounts.get(authorization_code.code, "?")
         return OAuthToken(access_token=token, token_type="Bearer", expires_in=3600)
 
     async def load_refresh_token(
@@ -118,6 +128,10 @@ async def serve_protected() -> AsyncIterator[tuple[str, Provider]]:
     @server.tool()
     def secret_add(a: int, b: int) -> int:
         """Add two integers (only for an authorized client)."""
+        from mcp.server.auth.middleware.auth_context import get_access_token
+
+        caller = get_access_token()
+        provider.calls.append(provider.accounts.get(caller.token, "?") if caller else "?")
         return a + b
 
     config = uvicorn.Config(

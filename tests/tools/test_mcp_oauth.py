@@ -1,7 +1,8 @@
 """MCP servers behind OAuth (``authProvider: "OAuth"``), against a local authorization server:
 the first run reports the server as needing authorization with its URL; following that URL
 (httpx, no browser) lands on the host's callback route, the server turns ``ok`` and a later run
-calls its tool; the token file is 0600, and deleting it forces a new authorization."""
+calls its tool; the token file is the token holder's, 0600, and deleting it forces a new
+authorization; a file of the single-user layout before per-user sign-ins is taken over."""
 
 from __future__ import annotations
 
@@ -19,8 +20,9 @@ import pytest_asyncio
 from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.agent.checkpoint import CheckpointStore
 from gth_jupyter.config import load_config
+from gth_jupyter.server.identity import server_owner
 from gth_jupyter.server.standalone import make_app
-from gth_jupyter.tools.mcp_oauth import FileTokenStorage, OAuthCallbacks
+from gth_jupyter.tools.mcp_oauth import FileTokenStorage, OAuthCallbacks, owner_dir
 from tests.sse import sse_events as parse_sse
 
 from .mcp_oauth_server import Provider, serve_protected
@@ -146,8 +148,9 @@ async def test_authorize_through_the_callback_then_the_tool_runs(
         agents = (await host.http.get("/gth/info", headers=AUTH)).json()["agents"]
         assert "mcp__secure__secret_add" in agents[0]["tools"]
 
-    token_file = tmp_path / "oauth" / "secure.json"
+    token_file = owner_dir(tmp_path / "oauth", server_owner()) / "secure.json"
     assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+    assert stat.S_IMODE(token_file.parent.parent.stat().st_mode) == 0o700
     saved = json.loads(token_file.read_text())
     assert saved["url"] == url and saved["tokens"]["access_token"] and saved["client_info"]
     assert provider.authorizations == 1
@@ -157,6 +160,16 @@ async def test_authorize_through_the_callback_then_the_tool_runs(
         events = await host.run("r3")
         assert (await host.server_info())["status"] == "ok"
     assert provider.authorizations == 1
+
+    # A token file of the single-user layout (before sign-ins were per user) is the token
+    # holder's: it is moved to their directory and used, no authorization asked.
+    legacy = tmp_path / "oauth" / "secure.json"
+    token_file.rename(legacy)
+    async for host in make():
+        await host.run("r3b")
+        assert (await host.server_info())["status"] == "ok"
+    assert provider.authorizations == 1
+    assert token_file.is_file() and not legacy.exists()
 
     # Deleting the file forces a new authorization.
     token_file.unlink()
@@ -198,7 +211,27 @@ async def test_token_storage_file_is_private_and_bound_to_its_url(tmp_path: Path
 @pytest.mark.parametrize("known", [True, False])
 async def test_callbacks_deliver_by_state(known: bool) -> None:
     callbacks = OAuthCallbacks()
-    future = callbacks.expect("s1")
-    assert callbacks.deliver("s1" if known else "s2", "code") is known
+    future = callbacks.expect("s1", "alice")
+    delivered = callbacks.deliver("s1" if known else "s2", "code", "alice")
+    assert delivered == ("delivered" if known else "unknown")
     await asyncio.sleep(0)
     assert future.done() is known
+
+
+async def test_callbacks_refuse_a_state_another_user_started() -> None:
+    callbacks = OAuthCallbacks()
+    future = callbacks.expect("s1", "alice")
+    assert callbacks.deliver("s1", "bobs-code", "bob") == "mismatch"
+    assert callbacks.deliver("s1", "bobs-code", None) == "mismatch"
+    await asyncio.sleep(0)
+    assert not future.done()  # still Alice's to complete
+    assert callbacks.deliver("s1", "alices-code", "alice") == "delivered"
+    assert await future == "alices-code"
+
+
+def test_each_user_has_a_directory_of_their_own(tmp_path: Path) -> None:
+    names = ["alice", "Alice", "ALICE", "a b", "a_b", "../x", ".hidden", "", "a~b", "é"]
+    dirs = [owner_dir(tmp_path, name) for name in names]
+    assert len({str(d).lower() for d in dirs}) == len(names)  # even on a case-blind disk
+    assert all(d.parent == tmp_path / "users" and d.name not in ("", ".", "..") for d in dirs)
+    assert owner_dir(tmp_path, "alice").name == "alice"

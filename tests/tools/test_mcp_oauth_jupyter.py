@@ -1,6 +1,6 @@
 """An OAuth MCP server in the Jupyter server extension: ``gth/info`` shows the authorization
 URL, the callback is ``{base_url}gth/oauth/callback`` behind Jupyter's auth, and the token file
-lands in the Jupyter data directory with mode 0600."""
+lands in the server owner's directory of the Jupyter data directory with mode 0600."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ import pytest
 import pytest_asyncio
 from tornado.httpclient import HTTPClientError
 
+from gth_jupyter.server.identity import server_owner
+from gth_jupyter.tools.mcp_oauth import owner_dir
 from tests.sse import sse_events as parse_sse
 
 from .mcp_oauth_server import serve_protected
@@ -103,5 +105,6 @@ async def test_authorize_through_the_jupyter_callback_route(jp_fetch, jp_base_ur
     result = next(e for e in events if e["type"] == "TOOL_CALL_RESULT")
     assert "42" in result["content"]
 
-    token_file = Path(jupyter_data_dir()) / "gth_jupyter" / "mcp-oauth" / "secure.json"
+    oauth = Path(jupyter_data_dir()) / "gth_jupyter" / "mcp-oauth"
+    token_file = owner_dir(oauth, server_owner()) / "secure.json"
     assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
