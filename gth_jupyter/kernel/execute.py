@@ -5,7 +5,9 @@ be) but without entering the history or bumping the execution count, and with ``
 off so a failure never aborts the user's queued cells. The answer separates what a model reads
 (stdout, stderr, the last expression's ``text/plain``, the error and its traceback with ANSI
 escapes stripped) from images (``image/png`` as base64, kept apart so the text never carries
-them). Text is capped keeping its head and tail. A timeout interrupts the kernel and says so.
+them). An image is kept once however many outputs carry the same bytes (with the inline backend
+a figure left as the last expression is both the result and a display). Text is capped keeping
+its head and tail. A timeout interrupts the kernel and says so.
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ def shape(execution: Execution, *, max_text: int = MAX_TEXT) -> RunResult:
     result: str | None = None
     displays: list[str] = []
     images: list[Image] = []
+    seen: set[str] = set()
     error: dict[str, Any] | None = None
     dropped = 0
     for output in execution.outputs:
@@ -83,9 +86,11 @@ def shape(execution: Execution, *, max_text: int = MAX_TEXT) -> RunResult:
             (stderr if content.get("name") == "stderr" else stdout).append(content["text"])
         elif kind in ("execute_result", "display_data"):
             data = content.get("data", {})
-            if "image/png" in data:
+            png = "".join(str(data.get("image/png") or "").split())
+            if png and png not in seen:  # a figure as the last value is also displayed: once
+                seen.add(png)
                 if len(images) < MAX_IMAGES:
-                    images.append(Image("image/png", str(data["image/png"]).strip()))
+                    images.append(Image("image/png", png))
                 else:
                     dropped += 1
             text = data.get("text/plain")

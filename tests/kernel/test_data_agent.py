@@ -28,6 +28,9 @@ PLOT = (  # the fixture's kernel runs on agg; a notebook's kernel is inline alre
     "agent_fig, agent_ax = plt.subplots()\nagent_ax.bar(sales['month'], sales['revenue'])\n"
     "print('plotted')\nplt.show()"
 )
+#: Notebook style: the figure is the last value, so the kernel sends it as the result and as a
+#: display, the same bytes twice; the model and the card get it once all the same.
+PLOT_LAST = PLOT.replace("plt.show()", "agent_fig")
 
 
 def call(name: str, args: dict[str, Any], call_id: str) -> dict[str, Any]:
@@ -129,17 +132,18 @@ async def test_data_context_schema_keeps_values_in_the_kernel(
     assert "Jan" not in record.read_text()
 
 
+@pytest.mark.parametrize("code", [PLOT, PLOT_LAST], ids=["shown", "last-value"])
 async def test_run_python_asks_then_runs_and_the_plot_reaches_the_model_once(
-    tmp_path: Path, access: ClientAccess
+    tmp_path: Path, access: ClientAccess, code: str
 ) -> None:
     from langchain_core.messages import HumanMessage
 
-    responses = [call("run_python", {"code": PLOT}, "c1"), "I see the bars."]
+    responses = [call("run_python", {"code": code}, "c1"), "I see the bars."]
     registry, record = await agent(tmp_path, responses)
     _, end = await run(registry, RunPlan("t", [HumanMessage("plot")], kernel=access))
     (pending,) = end.pending
     assert pending.tool_name == "run_python"
-    assert pending.value["code"] == PLOT and pending.value["language"] == "python"
+    assert pending.value["code"] == code and pending.value["language"] == "python"
     assert "kernel" in pending.value["message"]
 
     resume = Resume({pending.id: {"approved": True}}, frozenset({"c1"}))
@@ -168,7 +172,8 @@ async def test_run_python_asks_then_runs_and_the_plot_reaches_the_model_once(
 
     view = await thread_view(runtime, "t")
     (tool,) = [m for m in view["messages"] if m["role"] == "tool"]
-    assert json.loads(tool["content"])["images"][0]["data"] == data
+    (shown,) = json.loads(tool["content"])["images"]  # the card shows it once
+    assert shown["data"] == data
     state = await runtime.thread_state("t")
     assert json.dumps([m.model_dump() for m in state.messages]).count(data) == 1
 

@@ -52,6 +52,31 @@ async def test_a_matplotlib_figure_comes_back_as_a_png(kernel: KernelClient) -> 
     assert all("iVBOR" not in text for text in [result.stdout, *result.displays])
 
 
+async def test_a_figure_left_as_the_last_value_comes_back_once(kernel: KernelClient) -> None:
+    pytest.importorskip("matplotlib")
+    code = (  # notebook style: the figure is the cell's value, and inline also displays it
+        "%matplotlib inline\n"
+        "import matplotlib.pyplot as agent_plt\n"
+        "agent_fig, agent_ax = agent_plt.subplots()\n"
+        "agent_ax.plot([1, 2, 3], [3, 1, 2])\n"
+        "agent_fig"
+    )
+    execution = await kernel.execute(code, shell="main")
+    pngs = [o["content"]["data"]["image/png"] for o in execution.outputs if "data" in o["content"]]
+    assert len(pngs) == 2 and pngs[0] == pngs[1]  # the kernel sends the same bytes twice
+    result = await run_python(kernel, code)
+    assert result.status == "ok", result.error
+    (image,) = result.images
+    assert base64.b64decode(image.data).startswith(b"\x89PNG")
+    assert result.result is not None and result.result.startswith("<Figure")
+
+    two = (  # two figures, each shown twice: two images
+        "agent_f1, agent_a1 = agent_plt.subplots()\nagent_a1.plot([1, 2], [2, 1])\n"
+        "display(agent_f1)\nagent_f2, agent_a2 = agent_plt.subplots()\nagent_f2"
+    )
+    assert len((await run_python(kernel, two)).images) == 2
+
+
 async def test_a_timeout_interrupts_the_kernel_and_leaves_it_usable(
     kernel: KernelClient,
 ) -> None:
