@@ -43,6 +43,7 @@ LIBRARY_KINDS = (
     ("pyarrow", "Array", "arrow_array"),
 )
 _C_METHODS = (types.MethodDescriptorType, types.WrapperDescriptorType)
+FILL = "..."  # reprlib's
 
 
 def hidden(name: str) -> bool:
@@ -247,25 +248,29 @@ class _Shortener(reprlib.Repr):
 
     def repr1(self, x: Any, level: int) -> str:
         if self.budget <= 0:
-            return self.fillvalue
+            return FILL
         self.budget -= 1  # every call counts, so a wide, deep nest costs at most the budget
         cls = type(x)
-        for base in (str, bytes, bytearray):
-            if issubclass(cls, base):
+        for text_type in (str, bytes, bytearray):
+            if issubclass(cls, text_type):
                 # a string inside a container gets a tenth, so the first cannot take it all
                 width = self.maxstring if level == self.maxlevel else self.maxstring // 10
-                return self._spend(self._sliced(x, base, width))
+                return self._spend(self._sliced(x, text_type, width))
         fields = vars(cls).get("_fields") if issubclass(cls, tuple) else None
         if type(fields) is tuple and level > 0:  # a namedtuple: Point(x=1, y=2)
             pairs = islice(zip(fields, tuple.__iter__(x), strict=False), self.maxtuple)
             inner = ", ".join(f"{f}={self.repr1(v, level - 1)}" for f, v in pairs)
             return f"{cls.__name__}({inner})"
-        for base, left, right in ((list, "[", "]"), (tuple, "(", ")"), (dict, "{", "}")):
+        brackets: tuple[tuple[Any, str, str], ...] = (
+            (list, "[", "]"),
+            (tuple, "(", ")"),
+            (dict, "{", "}"),
+            (set, "{", "}"),
+            (frozenset, "{", "}"),
+        )
+        for base, left, right in brackets:
             if issubclass(cls, base):
                 return self._wrapped(cls, base, self._items(x, base, level, left, right))
-        for base in (set, frozenset):
-            if issubclass(cls, base):
-                return self._wrapped(cls, base, self._items(x, base, level, "{", "}"))
         if cls is int:
             bits = x.bit_length()
             return self._spend(
@@ -279,19 +284,19 @@ class _Shortener(reprlib.Repr):
         self.budget -= len(text)
         return text
 
-    def _sliced(self, x: Any, base: type, width: int) -> str:
+    def _sliced(self, x: Any, base: Any, width: int) -> str:
         head = base.__getitem__(x, slice(0, width))  # a plain str/bytes, never all of x
-        text = repr(head)
+        text: str = repr(head)
         if len(text) > width or base.__len__(x) > width:
-            text = text[:width] + self.fillvalue
+            text = text[:width] + FILL
         return text
 
-    def _items(self, x: Any, base: type, level: int, left: str, right: str) -> str:
+    def _items(self, x: Any, base: Any, level: int, left: str, right: str) -> str:
         count = base.__len__(x)
         if count == 0:
-            return {set: "set()", frozenset: ""}.get(base, left + right)
+            return "set()" if base is set else "" if base is frozenset else left + right
         if level <= 0:
-            return left + self.fillvalue + right
+            return left + FILL + right
         if base is dict:
             pieces = [
                 f"{self.repr1(k, level - 1)}: {self.repr1(v, level - 1)}"
@@ -300,7 +305,7 @@ class _Shortener(reprlib.Repr):
         else:
             pieces = [self.repr1(v, level - 1) for v in islice(base.__iter__(x), self.maxlist)]
         if count > len(pieces):
-            pieces.append(self.fillvalue)
+            pieces.append(FILL)
         trail = "," if base is tuple and count == 1 else ""
         return left + ", ".join(pieces) + trail + right
 
@@ -314,7 +319,7 @@ class _Shortener(reprlib.Repr):
             text = repr(x)
         except Exception:
             return f"<{type(x).__name__} instance at {id(x):#x}>"
-        return text if len(text) <= self.maxother else text[: self.maxother] + self.fillvalue
+        return text if len(text) <= self.maxother else text[: self.maxother] + FILL
 
 
 def _bounded_repr(value: Any, context: str) -> str:

@@ -50,7 +50,8 @@ LIST_DESCRIPTION = (
 DESCRIBE_DESCRIPTION = (
     "Describe one variable of the user's live notebook kernel by its exact name: for a "
     "DataFrame or Series its schema, null counts, describe() statistics and a few rows; for an "
-    "array its shape, dtype and statistics; otherwise a bounded repr. Read-only."
+    "array its shape, dtype and statistics; otherwise a bounded repr. Read-only. Names that "
+    "list_variables leaves out (In, Out, anything starting with '_') are refused."
 )
 RUN_DESCRIPTION = (
     "Run Python code in the user's live notebook kernel, as a cell would run it, and return "

@@ -30,4 +30,13 @@ def test_the_inspector_sent_to_the_kernel_uses_the_standard_library_only() -> No
         if isinstance(node, ast.Import)
         for alias in node.names
     } | {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert imported <= {"__future__", "json", "keyword", "reprlib", "sys", "types", "typing"}
+    assert imported <= {
+        "__future__",
+        "itertools",
+        "json",
+        "keyword",
+        "reprlib",
+        "sys",
+        "types",
+        "typing",
+    }
