@@ -85,6 +85,7 @@ __all__ = [
     "IMAGES_FOR",
     "INJECTED_MARK",
     "OWNER_KEY",
+    "PHOTO_PLACEHOLDER",
     "REPLACE_STATE",
     "STATE_KEY",
     "SURFACE_TOOL",
@@ -145,6 +146,9 @@ INJECTED_MARK = "gth_image_injected"
 #: ``additional_kwargs`` key of an injected message holding a tool's images: that tool call's id
 #: (so a transcript can show the images in the tool's card, where the result no longer has them).
 IMAGES_FOR = "gth_images_for"
+#: How the result of a photo moved out for the model (``frontend-image-injection``) begins, so a
+#: transcript can tell it and put the photo back into the ``capture_image`` card.
+PHOTO_PLACEHOLDER = "[image captured: "
 #: ``configurable`` key of a run's config naming the user it runs for (the thread's owner), so
 #: middleware can scope what a user granted to that user.
 OWNER_KEY = "gth_owner"

@@ -3,8 +3,9 @@
 Ids match the ones the stream used, so a client that merges history with live events sees one
 message, not two. Messages the middleware injected for the model (a captured frame) are left
 out: the transcript shows the tool call that produced them instead. The images a kernel tool
-returned (``run_python``'s plots) were moved out of its result into such a message, so they are
-put back into the result here, for the tool's card: the checkpoint keeps them once.
+returned (``run_python``'s plots) and the photo ``capture_image`` took were moved out of the
+tool's result into such a message, so they are put back into the result here, for the tool's
+card (a photo as the ``{"mimeType", "data"}`` the browser sent): the checkpoint keeps them once.
 
 Each A2UI surface shown is also an AG-UI activity message (role ``activity``, the id its
 ``ACTIVITY_SNAPSHOT`` had), right after the tool message that first showed it and with every
@@ -22,6 +23,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from ..agent.contract import (
     IMAGES_FOR,
     INJECTED_MARK,
+    PHOTO_PLACEHOLDER,
     public_message_id,
     thread_activities,
     tool_content_text,
@@ -80,7 +82,11 @@ def _moved_images(messages: list[BaseMessage]) -> dict[str, list[tuple[str, str]
 
 
 def _with_images(content: str, images: list[tuple[str, str]]) -> str:
-    """A tool result whose ``omitted`` images get their bytes back, in order."""
+    """A tool result whose ``omitted`` images get their bytes back, in order; a photo's
+    placeholder becomes the photo again."""
+    if content.startswith(PHOTO_PLACEHOLDER) and images:
+        mime, data = images[0]
+        return json.dumps({"mimeType": mime, "data": data})
     try:
         value = json.loads(content)
     except ValueError:

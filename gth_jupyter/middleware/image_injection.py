@@ -5,7 +5,9 @@ A tool result is text, so a client tool returns an image as the JSON envelope
 message holding the image as a content block shaped for the provider, once per tool call, and
 replaces the base64 in the tool result with a short placeholder, so the model does not pay for
 the image twice. ``{"error": "..."}`` becomes "Camera unavailable: ...". Both edits go through
-the messages reducer, so they are persisted and never repeated.
+the messages reducer, so they are persisted and never repeated. The user message names its call
+(:data:`IMAGES_FOR`), so a transcript rebuilt from the thread shows the photo in the
+``capture_image`` card again.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from langchain.agents.middleware import AgentMiddleware, AgentState
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 from langgraph.runtime import Runtime
 
-from gth_jupyter.agent.contract import IMAGES_FOR, INJECTED_MARK
+from gth_jupyter.agent.contract import IMAGES_FOR, INJECTED_MARK, PHOTO_PLACEHOLDER
 
 #: Marks what this middleware wrote, so it is done once and hidden from transcripts.
 MARK = INJECTED_MARK
@@ -49,7 +51,7 @@ def _envelope(message: ToolMessage) -> dict[str, Any] | None:
 
 def placeholder(mime: str, data: str) -> str:
     size_kb = len(data) * 3 // 4 // 1024
-    return f"[image captured: {mime}, about {size_kb} KB; shown to you in the next message]"
+    return f"{PHOTO_PLACEHOLDER}{mime}, about {size_kb} KB; shown to you in the next message]"
 
 
 class _Injection(AgentMiddleware[AgentState[Any], Any, Any]):
@@ -109,7 +111,8 @@ class FrontendImageInjectionMiddleware(_Injection):
                 {"type": "text", "text": "Camera frame captured:"},
                 image_block(self.provider, mime, data),
             ]
-            updates.append(HumanMessage(content=blocks, additional_kwargs={MARK: True}))
+            kwargs = {MARK: True, IMAGES_FOR: message.tool_call_id}
+            updates.append(HumanMessage(content=blocks, additional_kwargs=kwargs))
         return updates
 
 

@@ -7,6 +7,8 @@ import json
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
+from gth_jupyter.agent.contract import IMAGES_FOR
+from gth_jupyter.agui import thread_view
 from gth_jupyter.middleware.image_injection import (
     MARK,
     FrontendImageInjectionMiddleware,
@@ -61,6 +63,11 @@ def test_envelope_becomes_a_vision_message_and_a_placeholder() -> None:
     assert middleware.inject([*capture(ENVELOPE)[:2], tool, human]) == []
 
 
+def test_the_vision_message_names_its_call() -> None:
+    _, human = FrontendImageInjectionMiddleware().inject(capture(ENVELOPE, "c7"))
+    assert human.additional_kwargs[IMAGES_FOR] == "c7"
+
+
 def test_error_envelope_tells_the_model_the_camera_was_unavailable() -> None:
     updates = FrontendImageInjectionMiddleware().inject(capture('{"error": "Permission denied"}'))
     assert updates[-1].content == "Camera unavailable: Permission denied"
@@ -99,3 +106,34 @@ async def test_through_the_agent_the_model_receives_an_image_block(make_runtime)
     assert image_messages and image_messages[0].content[1]["type"] == "image_url"
     tool_message = next(m for m in seen if isinstance(m, ToolMessage))
     assert "QUJD" not in tool_message.content
+
+
+async def test_the_photo_comes_back_in_the_card_after_a_reload(make_runtime) -> None:
+    """The thread keeps the photo once (in the message for the model); the views a widget
+    rebuilds from, one cell's turn and the whole thread (``%gth`` alone), show it in the
+    ``capture_image`` card again, as the envelope the browser sent."""
+    from gth_jupyter.agent.runtime import Runtime
+
+    runtime = make_runtime([{"toolCalls": [{"name": "capture_image"}]}, "I see it."])
+    runtime = Runtime(
+        runtime.model,
+        runtime.tools,
+        checkpointer=runtime.checkpointer,
+        middleware=[FrontendImageInjectionMiddleware(provider="anthropic")],
+    )
+    history = [{"id": "u1", "role": "user", "content": "photo please"}]
+    cell = {"forwardedProps": {"gth": {"turnId": "cell-1"}}}
+    events = await run_events(runtime, body("t", "r1", history, tools=[CAMERA_TOOL], **cell))
+    call_id = events[-1]["outcome"]["pendingToolCallIds"][0]
+    resume = [{"interruptId": call_id, "status": "resolved", "payload": ENVELOPE}]
+    await run_events(runtime, body("t", "r2", history, tools=[CAMERA_TOOL], resume=resume, **cell))
+
+    state = await runtime.thread_state("t")
+    stored = json.dumps([m.model_dump() for m in state.messages])
+    assert stored.count("QUJD" * 100) == 1  # kept once, for the model
+    for view in (await thread_view(runtime, "t", "cell-1"), await thread_view(runtime, "t")):
+        (tool,) = [m for m in view["messages"] if m["role"] == "tool"]
+        assert tool["toolCallId"] == call_id
+        assert json.loads(tool["content"]) == json.loads(ENVELOPE)
+        # The message for the model stays out of the transcript.
+        assert [m["role"] for m in view["messages"]] == ["user", "assistant", "tool", "assistant"]
