@@ -70,6 +70,15 @@ export class TranscriptView {
     this.frames.after = () => {
       if (this.stick) this.list.scrollTop = this.list.scrollHeight;
     };
+    // An image (a plot, a photo) gets its height only once it has loaded, after the frame that
+    // scrolled: follow it, so the answer after it stays in view. `load` does not bubble.
+    this.list.addEventListener(
+      "load",
+      () => {
+        if (this.stick) this.list.scrollTop = this.list.scrollHeight;
+      },
+      true,
+    );
     /** Hooks the browser tools use (ask_user, capture_image's thumbnail). */
     this.toolUi = {
       ask: (/** @type {any} */ q) => askInto(doc, this.cardFor(q.toolCallId, "ask_user").body, q),

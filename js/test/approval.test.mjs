@@ -63,21 +63,29 @@ const suspendThenResume = (interrupts = [SHELL]) => [
   (b) => [started(b), ...text("m2", "Done."), finished(b)],
 ];
 
-test("an approval renders a card: message, command, arguments, Approve / Edit / Reject; the tool card waits", async () => {
+test("an approval asks in its call's card: the question, the command, Approve / Edit / Reject; the tool card waits", async () => {
   const { el, chat, requests } = setup(suspendThenResume());
   await chat.send("clean the build");
   assert.equal(requests.length, 1);
   const card = el.querySelector(".gth-approval[data-interrupt-id=int-1]");
   assert.ok(card, el.innerHTML);
+  // One card per call: the approval is part of the call's card, under its arguments.
+  const tool = el.querySelector(".gth-tool[data-tool-call-id=call-1]");
+  assert.equal(card.parentNode, tool);
+  assert.equal(card.previousElementSibling, tool.querySelector(".gth-tool-args"));
+  assert.equal(el.querySelectorAll(".gth-approval, .gth-tool").length, 2);
   assert.equal(card.dataset.state, "pending");
-  assert.equal(card.querySelector(".gth-approval-title").textContent, "Approval needed");
+  assert.equal(card.querySelector(".gth-approval-title").textContent, "Run this command?");
+  assert.equal(card.getAttribute("aria-label"), "Run this command?");
   assert.equal(card.dataset.toolName, "run_shell_command");
-  assert.match(card.querySelector(".gth-approval-message").textContent, /rm -rf build/);
   assert.equal(card.querySelector(".gth-approval-command").textContent, "rm -rf build");
-  assert.deepEqual(JSON.parse(card.querySelector(".gth-approval-args-text").textContent), { command: "rm -rf build" });
+  // The arguments are the card's own, not repeated in the approval.
+  assert.equal(card.querySelector(".gth-approval-args"), null);
+  await until(() => tool.querySelector(".gth-tool-args-text").textContent, "arguments painted");
+  assert.deepEqual(JSON.parse(tool.querySelector(".gth-tool-args-text").textContent), { command: "rm -rf build" });
   assert.ok(card.querySelector("button.gth-approve") && card.querySelector("button.gth-edit") && card.querySelector("button.gth-reject"));
   assert.equal(card.querySelector(".gth-approval-editor").hidden, true);
-  assert.equal(el.querySelector(".gth-tool[data-tool-call-id=call-1]").dataset.status, "waiting");
+  assert.equal(tool.dataset.status, "waiting");
   // The old generic block is not shown for approvals.
   assert.equal(el.querySelector(".gth-interrupt"), null);
 });
@@ -198,7 +206,9 @@ test("two interrupts: one card each, and one resume with both answers once both 
   const cards = el.querySelectorAll(".gth-approval");
   assert.deepEqual([...cards].map((c) => c.dataset.interruptId), ["int-1", "int-2"]);
   assert.equal(cards[1].querySelector(".gth-approval-command"), null); // not a shell call
-  assert.equal(cards[1].querySelector(".gth-approval-args").open, true);
+  assert.equal(cards[1].querySelector(".gth-approval-title").textContent, "Write this file?");
+  // What is asked about is the file's arguments: its card shows them open.
+  assert.equal(el.querySelector(".gth-tool[data-tool-call-id=call-2] .gth-tool-args").open, true);
   // Answer the second first: nothing is sent until both are in.
   click(window, cards[1].querySelector(".gth-reject"));
   await new Promise((r) => setTimeout(r, 10));
@@ -247,10 +257,12 @@ test("a resume the server refuses shows the error and asks again", async () => {
   await until(() => requests.length === 2, "resume request");
   await idle();
   assert.ok(el.querySelector(".gth-error[data-code=run_busy]"));
+  // Asked again in the call's card, in place of the answer that was not taken.
   const cards = el.querySelectorAll(".gth-approval[data-interrupt-id=int-1]");
-  assert.equal(cards.length, 2);
-  assert.equal(cards[1].dataset.state, "pending");
-  click(window, cards[1].querySelector(".gth-reject"));
+  assert.equal(cards.length, 1);
+  assert.equal(cards[0].dataset.state, "pending");
+  assert.equal(cards[0].parentNode, el.querySelector(".gth-tool[data-tool-call-id=call-1]"));
+  click(window, cards[0].querySelector(".gth-reject"));
   await until(() => requests.length === 3, "second resume");
   await idle();
   assert.deepEqual(requests[2].body.resume, [{ interruptId: "int-1", status: "resolved", payload: { approved: false } }]);
@@ -310,9 +322,11 @@ test("after a reload, interrupts from the history render the same cards and can 
   const card = el.querySelector(".gth-approval[data-interrupt-id=int-1]");
   assert.ok(card, el.innerHTML);
   assert.equal(card.querySelector(".gth-approval-command").textContent, "rm -rf build");
-  // After the history's messages, in the transcript.
-  assert.equal(el.querySelector(".gth-transcript").lastElementChild, card);
-  assert.equal(el.querySelector(".gth-tool[data-tool-call-id=call-1]").dataset.status, "waiting");
+  // In the card of the call from the history, the last block of the transcript.
+  const tool = el.querySelector(".gth-tool[data-tool-call-id=call-1]");
+  assert.equal(card.parentNode, tool);
+  assert.equal(el.querySelector(".gth-transcript").lastElementChild, tool);
+  assert.equal(tool.dataset.status, "waiting");
   click(window, card.querySelector(".gth-approve"));
   await until(() => el.querySelector("[data-message-id=m2]"), "answer");
   const run = requests.find((r) => r.url.endsWith("/run"));
@@ -372,20 +386,57 @@ const pythonRuns = () => [
   (b) => [started(b), ...text("m2", "Done."), finished(b)],
 ];
 
-test("a code approval shows the code as code, and Edit edits the code itself as text", async () => {
+/** The <pre> blocks of the widget that show `code`. */
+const codeBlocks = (el, code) => [...el.querySelectorAll("pre")].filter((p) => p.textContent.includes(code));
+
+test("a code approval: the code once, in the call's card, the question under it, then the decision in place", async () => {
   const { window, el, chat, requests, idle } = setup(pythonRuns());
   await chat.send("sum sales per month");
+  const tool = el.querySelector(".gth-tool[data-tool-call-id=call-py]");
+  const card = tool.querySelector(".gth-approval[data-interrupt-id=int-py]");
+  assert.ok(card, el.innerHTML);
+  // The code shows once in the whole widget: as the call's code, above the question.
+  await until(() => tool.querySelector(".gth-run-code"), "code painted");
+  const blocks = codeBlocks(el, PY_CODE);
+  assert.equal(blocks.length, 1);
+  assert.ok(blocks[0].classList.contains("gth-run-code"));
+  assert.equal(card.querySelector("pre"), null);
+  assert.equal(card.previousElementSibling, tool.querySelector(".gth-tool-args"));
+  // The question in plain words, the buttons as before; why it asks is a small line, not the headline.
+  assert.equal(card.querySelector(".gth-approval-title").textContent, "Run this code in your kernel?");
+  assert.deepEqual([...card.querySelectorAll(".gth-approval-actions button")].map((b) => b.textContent), ["Approve", "Edit", "Reject"]);
+  assert.doesNotMatch(card.querySelector(".gth-approval-title").textContent, /approvals mode/);
+  assert.equal(el.querySelectorAll(".gth-approval").length, 1);
+  click(window, card.querySelector(".gth-approve"));
+  await until(() => requests.length === 2, "resume request");
+  await idle();
+  assert.deepEqual(requests[1].body.resume, [{ interruptId: "int-py", status: "resolved", payload: { approved: true } }]);
+  // Decided: the same card says so; its buttons are gone from view and the code is still once.
+  assert.equal(card.dataset.state, "approved");
+  assert.equal(card.parentNode, tool);
+  assert.equal(card.querySelector(".gth-approval-decision").textContent, "Approved.");
+  assert.equal(codeBlocks(el, PY_CODE).length, 1);
+});
+
+test("a code approval: Edit edits the code itself as text, in place of the card's code, which then shows the edit", async () => {
+  const { window, el, chat, requests, idle } = setup(pythonRuns());
+  await chat.send("sum sales per month");
+  const tool = el.querySelector(".gth-tool[data-tool-call-id=call-py]");
   const card = el.querySelector(".gth-approval[data-interrupt-id=int-py]");
   assert.equal(card.dataset.toolName, "run_python");
-  const shown = card.querySelector("pre.gth-approval-code");
+  await until(() => tool.querySelector(".gth-run-code"), "code painted");
+  const shown = tool.querySelector("pre.gth-run-code");
   assert.equal(shown.textContent, PY_CODE);
   assert.equal(shown.dataset.language, "python");
   assert.equal(card.querySelector(".gth-approval-command"), null);
-  assert.ok(!card.querySelector(".gth-approval-args").open); // the code is the point; the JSON stays folded
   click(window, card.querySelector(".gth-edit"));
   const input = card.querySelector("textarea.gth-approval-input");
   assert.equal(input.getAttribute("aria-label"), "Edited code");
   assert.equal(input.value, PY_CODE); // the code, not a JSON object
+  assert.equal(tool.querySelector(".gth-tool-args").hidden, true); // the editor stands in for it
+  click(window, card.querySelector(".gth-approval-back"));
+  assert.equal(tool.querySelector(".gth-tool-args").hidden, false);
+  click(window, card.querySelector(".gth-edit"));
   input.value = "sales.groupby('month')['revenue'].sum()";
   click(window, card.querySelector(".gth-approval-submit"));
   await until(() => requests.length === 2, "resume request");
@@ -398,6 +449,24 @@ test("a code approval shows the code as code, and Edit edits the code itself as 
     },
   ]);
   assert.equal(card.dataset.state, "edited");
+  // The card shows the code that ran.
+  await until(() => tool.querySelector("pre.gth-run-code")?.textContent === "sales.groupby('month')['revenue'].sum()", "edited code shown");
+  assert.equal(tool.querySelector(".gth-tool-args").hidden, false);
+});
+
+test("an approval whose call has no card is a card of its own: the code once, the arguments folded", async () => {
+  const { el, chat } = setup([
+    (b) => [started(b), finished(b, { type: "interrupt", interrupts: [{ ...PYTHON, toolCallId: "call-unseen" }] })],
+  ]);
+  await chat.send("go");
+  const card = el.querySelector(".gth-approval[data-interrupt-id=int-py]");
+  assert.equal(card.parentNode, el.querySelector(".gth-transcript"));
+  assert.equal(card.querySelector(".gth-approval-title").textContent, "Run this code in your kernel?");
+  assert.equal(card.querySelector(".gth-approval-tool").textContent, "run_python");
+  assert.equal(card.querySelector("pre.gth-approval-code").textContent, PY_CODE);
+  assert.equal(card.querySelector("pre.gth-approval-code").dataset.language, "python");
+  assert.ok(!card.querySelector(".gth-approval-args").open); // the code is the point; the JSON stays folded
+  assert.equal(codeBlocks(el, PY_CODE).length, 1);
 });
 
 test("a code approval: empty code is refused inline; a scripted submit does nothing; Approve sends {approved: true}", async () => {
@@ -428,7 +497,35 @@ test("code with markup is text in the approval card", async () => {
     (b) => [started(b), ...toolCall("call-py", "run_python", { code: evil }), finished(b, { type: "interrupt", interrupts: [{ ...PYTHON, metadata: { gth: { value } } }] })],
   ]);
   await chat.send("go");
+  const tool = el.querySelector(".gth-tool[data-tool-call-id=call-py]");
+  assert.ok(tool.querySelector(".gth-approval"));
+  await until(() => tool.querySelector(".gth-run-code"), "code shown");
+  assert.equal(tool.querySelector(".gth-run-code").textContent, evil);
+  assert.equal(tool.querySelector("img"), null);
+});
+
+test("the question and why it is asked, in plain words", async () => {
+  const { approvalQuestion, whyAsked } = await import("../src/view/approval.js");
+  assert.equal(approvalQuestion("run_python", { code: true }), "Run this code in your kernel?");
+  assert.equal(approvalQuestion("run_shell_command", { command: true }), "Run this command?");
+  assert.equal(approvalQuestion("write_file"), "Write this file?");
+  assert.equal(approvalQuestion("edit_file"), "Change this file?");
+  assert.equal(approvalQuestion("delete_file"), "Delete this file?");
+  assert.equal(approvalQuestion("notes__search"), "Call this tool?"); // an MCP tool, any other tool
+  const server = "The agent wants to run Python code in the notebook's kernel (run_python): approvals mode 'assisted' asks you before code runs in the notebook's kernel.";
+  assert.equal(whyAsked(server, "run_python"), 'You are asked because approvals are set to "assisted".');
+  const rule = 'The agent wants to run `curl x` (run_shell_command): it matches the escalate rule {"type": "shell", "matcher": "prefix", "pattern": "curl"}.';
+  assert.equal(whyAsked(rule, "run_shell_command"), 'You are asked because this approvals rule always asks: {"type": "shell", "matcher": "prefix", "pattern": "curl"}.');
+  assert.equal(whyAsked("The agent wants to call web_fetch: the auto-rater did not clear it.", "web_fetch"), "The auto-rater did not clear it.");
+  assert.equal(whyAsked(undefined, "x"), "");
+});
+
+test("a shell approval says why it asks in a small line, not in its headline", async () => {
+  const real = { ...SHELL, message: "The agent wants to run `rm -rf build` (run_shell_command): approvals mode 'manual' asks you before every shell command." };
+  const { el, chat } = setup(suspendThenResume([real]));
+  await chat.send("clean the build");
   const card = el.querySelector(".gth-approval");
-  assert.equal(card.querySelector(".gth-approval-code").textContent, evil);
-  assert.equal(card.querySelector("img"), null);
+  assert.equal(card.querySelector(".gth-approval-title").textContent, "Run this command?");
+  assert.equal(card.querySelector(".gth-approval-why").textContent, 'You are asked because approvals are set to "manual".');
+  assert.doesNotMatch(card.textContent, /approvals mode/);
 });

@@ -5,6 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { TranscriptView } from "../src/transcript.js";
 import { humanBytes, renderDescribe, renderKernelResult, renderRunPython, renderVariables, safeImageUrl } from "../src/view/kernelcards.js";
+import { readFileSync } from "node:fs";
 import { makeDom } from "../test-support/dom.mjs";
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
@@ -280,4 +281,75 @@ test("a run_python that raised or timed out marks its card failed and shows the 
   assert.equal(el.querySelector("[data-tool-call-id=t] .gth-run-python").dataset.status, "timeout");
   call(agui, "k", "run_python", { code: "1" }, { error: "no_kernel", message: "No notebook kernel is attached to this run." });
   assert.equal(el.querySelector("[data-tool-call-id=k] .gth-tool-error").textContent, "No notebook kernel is attached to this run.");
+});
+
+/** The declarations of the rule for exactly `selector` in the widget's stylesheet. */
+function cssRule(selector) {
+  const css = readFileSync(new URL("../src/styles.css", import.meta.url), "utf8").replace(/\/\*[^]*?\*\//g, "");
+  const rules = [...css.matchAll(/([^{}]+)\{([^}]*)\}/g)].filter((m) => m[1].split(",").map((s) => s.trim()).includes(selector));
+  assert.equal(rules.length, 1, `one rule for ${selector}`);
+  return Object.fromEntries(
+    rules[0][2]
+      .split(";")
+      .map((d) => d.split(":").map((p) => p.trim()))
+      .filter((d) => d[0])
+      .map(([k, ...v]) => [k, v.join(":")]),
+  );
+}
+
+test("a plot is at most its natural size: not stretched to the card, its height capped", () => {
+  const plot = cssRule(".gth-tool-image");
+  // The drawing is a flex column that stretches its items: the plot must not be one of them.
+  assert.equal(cssRule(".gth-kernel")["flex-direction"], "column");
+  assert.equal(plot["align-self"], "flex-start");
+  assert.equal(plot.width, "auto");
+  assert.equal(plot.height, "auto");
+  assert.equal(plot["max-width"], "100%"); // shrinks to a narrow card, never grows past its pixels
+  assert.match(plot["max-height"], /^\d+px$/);
+  assert.ok(Number.parseInt(plot["max-height"], 10) <= 320, "room left for the answer in the 520 px transcript");
+  assert.equal(cssRule(".gth-transcript")["max-height"], "520px");
+  assert.equal(plot["object-fit"], "contain");
+  assert.equal(cssRule('.gth-tool-image[data-enlarged="true"]')["max-height"], "none");
+});
+
+test("a click on a plot enlarges it, another shrinks it; Enter does the same", () => {
+  const { window, el, agui, frame } = setup();
+  call(agui, "p1", "run_python", { code: "sales.plot()" }, RUN_OK);
+  frame();
+  const img = el.querySelector("img.gth-tool-image");
+  assert.equal(img.dataset.enlarged, "false");
+  assert.equal(img.getAttribute("title"), "Click to enlarge");
+  img.dispatchEvent(new window.Event("click", { bubbles: true }));
+  assert.equal(img.dataset.enlarged, "true");
+  assert.equal(img.getAttribute("aria-pressed"), "true");
+  assert.equal(img.getAttribute("title"), "Click to shrink");
+  img.dispatchEvent(new window.Event("click", { bubbles: true }));
+  assert.equal(img.dataset.enlarged, "false");
+  const enter = new window.Event("keydown", { bubbles: true });
+  enter.key = "Enter";
+  img.dispatchEvent(enter);
+  assert.equal(img.dataset.enlarged, "true");
+});
+
+test("a plot that loads after the scroll keeps the transcript at its end, unless the reader scrolled up", () => {
+  const { window, el, view, agui, frame } = setup();
+  call(agui, "p1", "run_python", { code: "sales.plot()" }, RUN_OK);
+  frame();
+  const list = view.list;
+  let height = 300;
+  Object.defineProperty(list, "scrollHeight", { get: () => height, configurable: true });
+  Object.defineProperty(list, "clientHeight", { value: 200, configurable: true });
+  list.scrollTop = 100;
+  // The image decodes: the transcript grows by its height, without a scroll event.
+  height = 640;
+  // `load` does not bubble; the transcript hears it in the capture phase, which linkedom does
+  // not have, so a bubbling event stands in for it here (the browser suite checks the real one).
+  el.querySelector("img.gth-tool-image").dispatchEvent(new window.Event("load", { bubbles: true }));
+  assert.equal(list.scrollTop, 640);
+  // A reader who scrolled up stays where they are.
+  list.scrollTop = 0;
+  list.dispatchEvent(new window.Event("scroll"));
+  height = 900;
+  el.querySelector("img.gth-tool-image").dispatchEvent(new window.Event("load", { bubbles: true }));
+  assert.equal(list.scrollTop, 0);
 });

@@ -110,6 +110,64 @@ test("capture_image: thumbnail from the tool and from a rehydrated result", () =
   assert.match(card.querySelector(".gth-tool-preview").textContent, /image\/jpeg image/);
 });
 
+/** A JPEG's first bytes as base64: SOI, an APP0 segment, then the frame header of a w×h picture. */
+function jpegBase64(width, height) {
+  const app0 = [0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00];
+  const sof0 = [0xff, 0xc0, 0x00, 0x11, 0x08, height >> 8, height & 255, width >> 8, width & 255, 0x03, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1];
+  return Buffer.from([0xff, 0xd8, ...app0, ...sof0, ...new Array(2000).fill(0)]).toString("base64");
+}
+
+test("capture_image: the finished card says what happened, not \"Asking for the camera…\"", () => {
+  const { el, view, frame, agui } = setup();
+  agui({ type: "TOOL_CALL_START", toolCallId: "cam", toolCallName: "capture_image" });
+  view.handle({ type: "tool-run", toolCallId: "cam", name: "capture_image", status: "running" });
+  view.handle({ type: "tool-output", toolCallId: "cam", line: "Asking for the camera…" });
+  frame();
+  const card = el.querySelector("[data-tool-call-id=cam]");
+  assert.match(card.textContent, /Asking for the camera…/); // while it waits on the person
+  const data = jpegBase64(640, 480);
+  view.handle({ type: "tool-run", toolCallId: "cam", name: "capture_image", status: "done", content: JSON.stringify({ mimeType: "image/jpeg", data }) });
+  frame();
+  const summary = card.querySelector(".gth-tool-summary");
+  assert.equal(summary.hidden, false);
+  assert.equal(summary.textContent, "Photo taken: 640×480 JPEG, 2 KB, sent to the agent.");
+  assert.doesNotMatch(card.textContent, /Asking for the camera/);
+  assert.ok(card.querySelector("img.gth-thumb"));
+  // The server's result for the model (the photo moved out) does not take the sentence away.
+  agui({ type: "TOOL_CALL_RESULT", toolCallId: "cam", messageId: "r", content: "[image captured: image/jpeg, about 2 KB; shown to you in the next message]" });
+  frame();
+  assert.equal(card.querySelector(".gth-tool-summary").textContent, "Photo taken: 640×480 JPEG, 2 KB, sent to the agent.");
+
+  // No camera: the card says so and why.
+  agui({ type: "TOOL_CALL_START", toolCallId: "cam2", toolCallName: "capture_image" });
+  view.handle({ type: "tool-output", toolCallId: "cam2", line: "Asking for the camera…" });
+  view.handle({ type: "tool-run", toolCallId: "cam2", name: "capture_image", status: "error", content: '{"error":"No camera was found."}' });
+  frame();
+  const failed = el.querySelector("[data-tool-call-id=cam2]");
+  assert.equal(failed.querySelector(".gth-tool-summary").textContent, "No photo: No camera was found.");
+  assert.doesNotMatch(failed.textContent, /Asking for the camera/);
+
+  // Rebuilt from the thread, the card says the same.
+  view.renderHistory([
+    { id: "a", role: "assistant", toolCalls: [{ id: "cam3", type: "function", function: { name: "capture_image", arguments: "{}" } }] },
+    { id: "t", role: "tool", toolCallId: "cam3", content: JSON.stringify({ mimeType: "image/jpeg", data }) },
+  ]);
+  const again = el.querySelector("[data-tool-call-id=cam3]");
+  assert.equal(again.querySelector(".gth-tool-summary").textContent, "Photo taken: 640×480 JPEG, 2 KB, sent to the agent.");
+  assert.ok(again.querySelector("img.gth-thumb"));
+});
+
+test("imageSize reads a PNG's and a JPEG's header; anything else is null", async () => {
+  const { imageSize } = await import("../src/view/dom.js");
+  const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+  assert.deepEqual(imageSize("image/png", png), { width: 1, height: 1 });
+  assert.deepEqual(imageSize("image/jpeg", jpegBase64(590, 340)), { width: 590, height: 340 });
+  assert.equal(imageSize("image/jpeg", png), null);
+  assert.equal(imageSize("image/gif", png), null);
+  assert.equal(imageSize("image/jpeg", "!!!"), null);
+  assert.equal(imageSize("image/jpeg", Buffer.from([0xff, 0xd8, 0x00, 0x01]).toString("base64")), null);
+});
+
 test("ask_user: buttons for choices, a text box otherwise", async () => {
   const { window, el, view, agui } = setup();
   agui({ type: "TOOL_CALL_START", toolCallId: "q1", toolCallName: "ask_user" });

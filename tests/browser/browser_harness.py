@@ -462,13 +462,15 @@ class NotebookPage:
         expect(root).to_have_attribute("data-ready", "true", timeout=60_000)
         return root
 
-    def shot(self, step: str) -> Path:
-        """A screenshot of the page with the (last) chat in view."""
+    def shot(self, step: str, root: Locator | None = None) -> Path:
+        """A screenshot of the page with ``root`` (by default the last chat) in view."""
         self.steps += 1
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / f"{self.name}-{self.steps:02d}-{slug(step)}.png"
         with contextlib.suppress(Exception):
-            if self.page.locator(".gth-root").count():
+            if root is not None:
+                root.scroll_into_view_if_needed(timeout=2000)
+            elif self.page.locator(".gth-root").count():
                 self.widget().scroll_into_view_if_needed(timeout=2000)
         self.page.screenshot(path=str(path))
         self.mark(f"screenshot {path.name}")

@@ -2,8 +2,9 @@
 Chromium.
 
 - ``notebooks/data-agent.ipynb`` as shipped, on the offline demo model, with Run All: the
-  variables table, the description, the approval card with the plot code, Approve, and the plot
-  in the tool card, with no error anywhere.
+  variables table, the description, the plot code in the ``run_python`` card with the question
+  under it (the code shown once), Approve, and the plot in the same card, at most its natural
+  size, with the answer after it in view, and no error anywhere.
 - On the scripted model, a plot made by ``run_python`` reaches the model exactly once, as an
   image block of a user message, and never as base64 in the tool result.
 """
@@ -135,25 +136,61 @@ def test_data_agent_notebook_run_all(jupyter: JupyterServer, notebook: NotebookP
     expect(described).to_have_attribute("data-state", "idle", timeout=STEP_MS)
     notebook.mark("list and describe shown")
 
-    # Plot revenue by month: the run waits on the person's approval of the code.
-    approval = plot.locator(".gth-approval")
+    # Plot revenue by month: the run waits on the person's approval of the code, asked in the
+    # run_python card under the code, which shows once.
+    card = plot.locator(".gth-tool[data-tool-name=run_python]")
+    approval = card.locator(".gth-approval")
     expect(approval).to_be_visible(timeout=STEP_MS)
-    code = approval.locator("pre.gth-approval-code")
+    expect(approval.locator(".gth-approval-title")).to_have_text("Run this code in your kernel?")
+    expect(approval).not_to_contain_text("approvals mode")
+    code = card.locator("pre.gth-run-code")
     expect(code).to_contain_text("plt")
     expect(code).to_contain_text('sales.groupby("month"')
-    notebook.shot("approval")
+    expect(plot.locator("pre", has_text='sales.groupby("month"')).to_have_count(1)
+    expect(plot.locator(".gth-approval")).to_have_count(1)
+    buttons = approval.locator(".gth-approval-actions button:visible").all_inner_texts()
+    assert buttons[0] == "Approve" and buttons[-2:] == ["Edit", "Reject"], buttons
+    notebook.shot("approval", plot)
     approval.locator("button.gth-approve").click()
     expect(approval).to_have_attribute("data-state", "approved")
 
-    image = plot.locator(".gth-tool[data-tool-name=run_python] img.gth-tool-image")
+    # The plot lands in the same card, at most its natural size.
+    image = card.locator("img.gth-tool-image")
     expect(image).to_have_count(1, timeout=60_000)
-    image.scroll_into_view_if_needed()
     expect(image).to_be_visible()
-    assert image.evaluate("i => i.decode().then(() => i.naturalWidth)") > 100
+    # The drawn size without the border: getComputedStyle's width and height (content box).
+    drawn = "i => [parseFloat(getComputedStyle(i).width), parseFloat(getComputedStyle(i).height)]"
+    size = image.evaluate(
+        "i => i.decode().then(() => { const s = getComputedStyle(i);"
+        " return {w: i.naturalWidth, h: i.naturalHeight,"
+        " rw: parseFloat(s.width), rh: parseFloat(s.height)}; })"
+    )
+    assert size["w"] > 100, size
+    assert size["rw"] <= size["w"] + 0.5 and size["rh"] <= size["h"] + 0.5, size
+    assert abs(size["rw"] / size["rh"] - size["w"] / size["h"]) < 0.02, size  # not distorted
+    # The answer after it is in view in the transcript, below the plot.
     answer = plot.locator(".gth-msg-assistant .gth-msg-content").last
     expect(answer).to_contain_text("plot is shown", timeout=STEP_MS)
     expect(plot).to_have_attribute("data-state", "idle", timeout=STEP_MS)
-    notebook.shot("plot")
+    plot.scroll_into_view_if_needed()
+    notebook.page.wait_for_function(
+        """a => {
+            const t = a.closest(".gth-transcript").getBoundingClientRect();
+            const r = a.getBoundingClientRect();
+            return r.height > 0 && r.top >= t.top - 1 && r.bottom <= t.bottom + 1;
+        }""",
+        arg=answer.element_handle(),
+        timeout=STEP_MS,
+    )
+    notebook.shot("plot", plot)
+    # A click shows the plot whole (still never past its natural size), another shrinks it.
+    image.click()
+    expect(image).to_have_attribute("data-enlarged", "true")
+    enlarged = image.evaluate(drawn)
+    assert size["rw"] <= enlarged[0] <= size["w"] + 0.5, (size, enlarged)
+    assert size["rh"] <= enlarged[1] <= size["h"] + 0.5, (size, enlarged)
+    image.click()
+    expect(image).to_have_attribute("data-enlarged", "false")
     no_errors(notebook)
 
 
@@ -189,8 +226,10 @@ def test_a_plot_reaches_the_model_once(jupyter: JupyterServer, notebook: Noteboo
     notebook.run_cells(0, 1)
     root = notebook.ready_widget()
 
-    approval = root.locator(".gth-approval")
-    expect(approval.locator("pre.gth-approval-code")).to_contain_text("plt", timeout=STEP_MS)
+    card = root.locator(".gth-tool[data-tool-name=run_python]")
+    approval = card.locator(".gth-approval")
+    expect(approval).to_be_visible(timeout=STEP_MS)
+    expect(card.locator("pre.gth-run-code")).to_contain_text("plt")
     approval.locator("button.gth-approve").click()
     expect(approval).to_have_attribute("data-state", "approved")
     image = root.locator(".gth-tool[data-tool-name=run_python] img.gth-tool-image")

@@ -1,9 +1,11 @@
 """The notebooks in notebooks/, as shipped, on the offline demo model: Run All in JupyterLab 4
-and Notebook 7, and every cell shows what it should (its own reply, the photo, the form, the
-tool results), with no error anywhere."""
+and Notebook 7, and every cell shows what it should (its own reply, the photo and what became of
+it, the form, the tool results; ``%gth`` alone the whole thread, the photo included), with no
+error anywhere. ``data-agent.ipynb`` runs in test_data_agent.py (its plot waits on Approve)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -52,9 +54,14 @@ def test_quickstart_run_all(jupyter: JupyterServer, notebook: NotebookPage) -> N
     hello, photo, form, chat = (notebook.widget(i) for i in range(4))
     expect(hello.locator(".gth-msg-user")).to_have_text("Hello! What can you do?")
     expect(assistant(hello)).to_contain_text("gth-demo", timeout=STEP_MS)
-    thumb = photo.locator(".gth-tool[data-tool-name=capture_image] img.gth-thumb")
+    camera = photo.locator(".gth-tool[data-tool-name=capture_image]")
+    thumb = camera.locator("img.gth-thumb")
     expect(thumb).to_be_visible(timeout=STEP_MS)
     expect(assistant(photo).last).to_contain_text("photo", timeout=STEP_MS)
+    # The finished card says what became of the photo, not what it was waiting for.
+    taken = re.compile(r"^Photo taken: \d+\u00d7\d+ JPEG, \d+ KB, sent to the agent\.$")
+    expect(camera.locator(".gth-tool-summary")).to_have_text(taken)
+    expect(camera).not_to_contain_text("Asking for the camera")
     expect(form.locator(".gth-a2ui-surface")).to_be_visible(timeout=STEP_MS)
     expect(form.locator(".gth-a2ui-surface button.gth-a2ui-button").first).to_be_visible()
     for root in (hello, photo, form):
@@ -67,6 +74,13 @@ def test_quickstart_run_all(jupyter: JupyterServer, notebook: NotebookPage) -> N
     expect(chat).to_have_attribute("data-ready", "true")
     # %gth alone follows the thread as the cells above it run.
     expect(chat.locator(".gth-msg-user")).to_have_count(3, timeout=STEP_MS)
+    # It is rebuilt from the thread, which holds the photo: the photo is in its card there too.
+    whole = chat.locator(".gth-tool[data-tool-name=capture_image]")
+    expect(whole.locator("img.gth-thumb")).to_have_count(1, timeout=STEP_MS)
+    assert whole.locator("img.gth-thumb").evaluate("i => i.decode().then(() => i.naturalWidth)") > 0
+    expect(whole.locator(".gth-tool-summary")).to_have_text(taken)
+    notebook.shot("photo", photo)
+    notebook.shot("whole thread with the photo", whole)
     # The Session cell printed the demo's answer (it waited for the widgets' turns).
     session_out = notebook.cells.last.locator(".jp-OutputArea-output")
     expect(session_out.first).to_contain_text("model", timeout=STEP_MS)

@@ -1,8 +1,14 @@
-// Interrupt cards. An approval (`reason: "confirmation"`) gets Approve / Edit / Reject, with the
-// tool's arguments editable as JSON, or, when it carries `code` (run_python), the code itself
-// shown and edited as text; any other interrupt gets its message and Cancel. The interrupts a
-// run stopped on form one batch: one card each, and the batch's `resume` is sent once, when
-// every card has been answered (the client refuses a resume that leaves one out).
+// Interrupt cards. An approval (`reason: "confirmation"`) asks a plain question ("Run this code
+// in your kernel?", "Run this command?", "Write this file?", "Call this tool?") with Approve /
+// Edit / Reject; any other interrupt gets its message and Cancel. An approval for a tool call
+// that has a card in the transcript is drawn inside that card, under the call's code or
+// arguments, so the code shows once and the call's result lands in the same place after the
+// decision; without such a card (no call id, or a call not shown) it is a card of its own that
+// shows the command or code and the arguments. Edit edits the arguments as JSON, or, when the
+// approval carries `code` (run_python), the code itself as text. Why the person is asked (the
+// approvals mode, a rule) is a small muted line, never the headline.
+// The interrupts a run stopped on form one batch: one card each, and the batch's `resume` is
+// sent once, when every card has been answered (the client refuses a resume that leaves one out).
 // When the server reads standing grants (its responseSchema lists `grant`), the card also offers
 // "Always allow" for this thread or for the server session: `{approved: true, grant}`, after
 // which the server runs such calls (the exact command or code, else the tool) without asking.
@@ -28,7 +34,19 @@ import { h } from "./dom.js";
  * @typedef {import("../interrupts.js").Interrupt} Interrupt
  * @typedef {import("../interrupts.js").ResumeEntry} ResumeEntry
  * @typedef {{ el: any, refresh: () => void }} Card
+ * @typedef {{ args: any, argsText: string, setArgs: (text: string) => void, setStatus: (status: any) => void,
+ *   attachApproval: (el: any) => void }} HostCard the tool call's card (./toolcard.js)
  */
+
+/** What a file tool's approval asks. */
+const FILE_QUESTIONS = {
+  write_file: "Write this file?",
+  edit_file: "Change this file?",
+  create_directory: "Create this folder?",
+  move_file: "Move this file?",
+  delete_file: "Delete this file?",
+  delete_directory: "Delete this folder?",
+};
 
 const TITLE_TEXT = {
   approved: "Approved",
@@ -43,7 +61,7 @@ const DECISION_TEXT = {
   approved: "Approved.",
   thread: "Approved; the same call runs without asking in this conversation from now on.",
   session: "Approved; the same call runs without asking in every conversation until the server restarts.",
-  edited: "Approved with edited arguments.",
+  edited: "Approved with your edits.",
   rejected: "Rejected.",
   cancelled: "Cancelled.",
 };
@@ -93,7 +111,9 @@ class Batch {
 export class InterruptCards {
   /**
    * @param {Document} doc
-   * @param {{ append: (node: any) => void, onResolve: (resume: ResumeEntry[]) => void }} opts
+   * @param {{ append: (node: any) => void, onResolve: (resume: ResumeEntry[]) => void,
+   *   cardFor?: (toolCallId: string) => HostCard | undefined }} opts `cardFor`: the transcript's
+   *   card of a tool call, which then holds its approval
    */
   constructor(doc, opts) {
     this.doc = doc;
@@ -109,9 +129,11 @@ export class InterruptCards {
     const batch = new Batch(list, this.opts.onResolve);
     this.batches.push(batch);
     for (const i of list) {
-      const card = isApproval(i) ? this.#approvalCard(i, batch) : this.#genericCard(i, batch);
+      const host = isApproval(i) && i.toolCallId ? this.opts.cardFor?.(i.toolCallId) : undefined;
+      const card = isApproval(i) ? this.#approvalCard(i, batch, host) : this.#genericCard(i, batch);
       batch.cards.push(card);
-      this.opts.append(card.el);
+      if (host) host.attachApproval(card.el);
+      else this.opts.append(card.el);
     }
     return batch.cards.map((c) => c.el);
   }
@@ -121,11 +143,15 @@ export class InterruptCards {
     this.batches = [];
   }
 
-  /** @param {Interrupt} i @param {Batch} batch @returns {Card} */
-  #approvalCard(i, batch) {
+  /** @param {Interrupt} i @param {Batch} batch @param {HostCard} [host] @returns {Card} */
+  #approvalCard(i, batch, host) {
     const doc = this.doc;
     const d = approvalDetails(i);
     const code = codeOf(i);
+    // In the call's card, the card shows the code and arguments; make sure it has them.
+    if (host && !host.argsText.trim()) host.setArgs(stringify(d.args ?? {}));
+    // The arguments are what is asked about when there is no command or code to read.
+    if (host && !d.command && code === null) host.args.open = true;
     const argsText = stringify(d.args);
     // Code is edited as itself: a person should not have to escape Python into a JSON string.
     const editText = code ?? argsText;
@@ -160,33 +186,44 @@ export class InterruptCards {
     input.value = editText;
     const error = h(doc, "p", { cls: "gth-approval-error", attrs: { role: "alert" } });
     error.hidden = true;
-    const submitBtn = h(doc, "button", { cls: "gth-approval-submit", text: "Approve with these arguments", attrs: { type: "button" } });
+    const submitText = code === null ? "Approve with these arguments" : "Approve this code";
+    const submitBtn = h(doc, "button", { cls: "gth-approval-submit", text: submitText, attrs: { type: "button" } });
     const backBtn = h(doc, "button", { cls: "gth-approval-back", text: "Back", attrs: { type: "button" } });
     const editor = h(doc, "div", { cls: "gth-approval-editor" }, [
       input,
       h(doc, "div", { cls: "gth-approval-editor-actions" }, [submitBtn, backBtn]),
     ]);
     editor.hidden = true;
-    const args = h(doc, "details", { cls: "gth-approval-args" }, [
-      h(doc, "summary", { text: "Arguments" }),
-      h(doc, "pre", { cls: "gth-approval-args-text", text: argsText }),
-    ]);
-    if (!d.command && code === null) args.open = true;
+    // Inside the call's card the arguments are the card's own; on a card of its own they fold here.
+    const args = host
+      ? null
+      : h(doc, "details", { cls: "gth-approval-args" }, [
+          h(doc, "summary", { text: "Arguments" }),
+          h(doc, "pre", { cls: "gth-approval-args-text", text: argsText }),
+        ]);
+    if (args && !d.command && code === null) args.open = true;
     const decision = h(doc, "p", { cls: "gth-approval-decision", attrs: { role: "status" } });
-    const title = h(doc, "span", { cls: "gth-approval-title", text: "Approval needed" });
+    const question = approvalQuestion(d.toolName, { code: code !== null, command: Boolean(d.command) });
+    const title = h(doc, "span", { cls: "gth-approval-title", text: question });
+    const why = whyAsked(i.message, d.toolName);
     decision.hidden = true;
     const el = h(
       doc,
       "div",
-      { cls: "gth-approval", data: { interruptId: i.id, state: "pending", toolName: d.toolName }, attrs: { role: "group", "aria-label": "Approval needed" } },
+      {
+        cls: host ? "gth-approval gth-approval-inline" : "gth-approval",
+        data: { interruptId: i.id, state: "pending", toolName: d.toolName },
+        attrs: { role: "group", "aria-label": question },
+      },
       [
         h(doc, "div", { cls: "gth-approval-head" }, [
           title,
-          d.toolName ? h(doc, "span", { cls: "gth-approval-tool", text: d.toolName }) : null,
+          d.toolName && !host ? h(doc, "span", { cls: "gth-approval-tool", text: d.toolName }) : null,
         ]),
-        h(doc, "p", { cls: "gth-approval-message", text: i.message || `The agent wants to call ${d.toolName || "a tool"}.` }),
         d.command ? h(doc, "pre", { cls: "gth-approval-command", text: d.command }) : null,
-        code !== null ? h(doc, "pre", { cls: "gth-approval-code", text: code, data: { language: languageOf(i) } }) : null,
+        // The code shows once: in the call's card when there is one, else here.
+        code !== null && !host ? h(doc, "pre", { cls: "gth-approval-code", text: code, data: { language: languageOf(i) } }) : null,
+        why ? h(doc, "p", { cls: "gth-approval-why", text: why }) : null,
         d.rating?.verdict
           ? h(doc, "p", {
               cls: "gth-approval-rating",
@@ -223,6 +260,7 @@ export class InterruptCards {
       }
       state = how;
       el.dataset.state = how;
+      if (host && how !== "rejected") host.setStatus("running"); // its result comes into the same card
       title.textContent = TITLE_TEXT[how]; // the card no longer asks for anything
       for (const c of controls) c.disabled = true;
       decision.hidden = false;
@@ -231,7 +269,9 @@ export class InterruptCards {
     };
     const openEditor = (/** @type {boolean} */ open) => {
       editor.hidden = !open;
-      args.hidden = open;
+      // What is being edited is not shown twice: the editor stands in for the code or arguments.
+      if (args) args.hidden = open;
+      if (host) host.args.hidden = open;
       editBtn.setAttribute("aria-expanded", String(open));
       if (!open) error.hidden = true;
       if (open) input.focus?.();
@@ -250,6 +290,10 @@ export class InterruptCards {
       error.hidden = true;
       input.removeAttribute("aria-invalid");
       decide("edited", approveEdited(i.id, parsed.value));
+      if (host && state === "edited") {
+        host.setArgs(stringify(parsed.value)); // the card shows the code that runs
+        host.args.hidden = false;
+      }
     };
     approveBtn.addEventListener("click", trusted(() => decide("approved", approve(i.id))));
     rejectBtn.addEventListener("click", trusted(() => decide("rejected", reject(i.id))));
@@ -311,6 +355,36 @@ export class InterruptCards {
  * @returns {ResumeEntry}
  */
 export const approveAlways = (interruptId, grant) => ({ interruptId, status: "resolved", payload: { approved: true, grant } });
+
+/**
+ * The question an approval asks, in plain words.
+ * @param {string} toolName
+ * @param {{ code?: boolean, command?: boolean }} what whether it carries code, a shell command
+ */
+export function approvalQuestion(toolName, { code = false, command = false } = {}) {
+  if (code) return "Run this code in your kernel?";
+  if (command) return "Run this command?";
+  return FILE_QUESTIONS[/** @type {keyof typeof FILE_QUESTIONS} */ (toolName)] ?? "Call this tool?";
+}
+
+/**
+ * Why the person is asked, in plain words, from the server's message ("The agent wants to <what>:
+ * <reason>."), or "" when it does not say.
+ * @param {unknown} message
+ * @param {string} toolName
+ */
+export function whyAsked(message, toolName) {
+  if (typeof message !== "string" || !message) return "";
+  const mode = /approvals mode '([^']+)' asks you before/.exec(message);
+  if (mode) return `You are asked because approvals are set to "${mode[1]}".`;
+  const rule = /it matches the escalate rule (\{.*?\})(?:;|\.?$)/.exec(message);
+  if (rule) return `You are asked because this approvals rule always asks: ${rule[1]}.`;
+  // Otherwise the reason as the server gave it (an auto-rater's verdict, failed validation).
+  const marks = [`(${toolName}): `, `call ${toolName}: `];
+  const at = marks.map((m) => ({ m, k: toolName ? message.indexOf(m) : -1 })).find((x) => x.k >= 0);
+  const reason = at ? message.slice(at.k + at.m.length) : message;
+  return reason ? reason[0].toUpperCase() + reason.slice(1) : "";
+}
 
 /** Whether the server that asked reads standing grants (its response schema names `grant`). */
 function offersGrants(/** @type {Interrupt} */ i) {

@@ -53,3 +53,38 @@ export function argsObject(args) {
     return null;
   }
 }
+
+/**
+ * The pixel size of a base64 PNG or JPEG, read from its header, or null (another type, or bytes
+ * that do not parse). Cards say how big a photo is without waiting for it to load.
+ * @param {unknown} mimeType
+ * @param {unknown} data
+ * @returns {{ width: number, height: number } | null}
+ */
+export function imageSize(mimeType, data) {
+  if (typeof data !== "string") return null;
+  let bytes;
+  try {
+    const bin = atob(data.replace(/\s+/g, ""));
+    bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  } catch {
+    return null;
+  }
+  const u16 = (/** @type {number} */ i) => (bytes[i] << 8) | bytes[i + 1];
+  if (mimeType === "image/png") {
+    if (bytes.length < 24 || bytes[12] !== 0x49 || bytes[13] !== 0x48) return null; // IHDR
+    const u32 = (/** @type {number} */ i) => u16(i) * 65536 + u16(i + 2);
+    return { width: u32(16), height: u32(20) };
+  }
+  if (mimeType !== "image/jpeg" || u16(0) !== 0xffd8) return null;
+  // Walk the segments to the frame header (SOFn; not DHT C4, JPG C8, DAC CC).
+  for (let i = 2; i + 9 < bytes.length; ) {
+    if (bytes[i] !== 0xff) return null;
+    const marker = bytes[i + 1];
+    if (marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker)) {
+      return { width: u16(i + 7), height: u16(i + 5) };
+    }
+    i += 2 + u16(i + 2);
+  }
+  return null;
+}

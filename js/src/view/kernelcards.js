@@ -200,7 +200,7 @@ export function renderRunPython(/** @type {Document} */ doc, /** @type {any} */ 
   }
   const images = (Array.isArray(v.images) ? v.images : []).map((/** @type {any} */ img) => {
     const url = safeImageUrl(img?.mimeType, img?.data);
-    if (url) return h(doc, "img", { cls: "gth-tool-image", attrs: { src: url, alt: "Plot from run_python" } });
+    if (url) return plotImage(doc, url);
     // After a reload the bytes may not have been kept; anything else is not an image we show.
     const omitted = Boolean(img?.omitted) || img?.data === null;
     const text = omitted ? "Image not kept after reload." : "Image not shown (not a PNG, JPEG, GIF or WebP in base64).";
@@ -216,6 +216,31 @@ export function renderRunPython(/** @type {Document} */ doc, /** @type {any} */ 
     ...images,
     note(doc, v.note),
   ]);
+}
+
+/**
+ * A plot as an image at most its natural size, its height capped (styles.css); a click, or Enter
+ * or Space, shows it whole and another shrinks it again.
+ */
+export function plotImage(/** @type {Document} */ doc, /** @type {string} */ url) {
+  const img = h(doc, "img", {
+    cls: "gth-tool-image",
+    data: { enlarged: "false" },
+    attrs: { src: url, alt: "Plot from run_python", title: "Click to enlarge", tabindex: "0", role: "button", "aria-pressed": "false" },
+  });
+  const toggle = () => {
+    const enlarged = img.dataset.enlarged !== "true";
+    img.dataset.enlarged = String(enlarged);
+    img.setAttribute("aria-pressed", String(enlarged));
+    img.title = enlarged ? "Click to shrink" : "Click to enlarge";
+  };
+  img.addEventListener("click", toggle);
+  img.addEventListener("keydown", (/** @type {KeyboardEvent} */ ev) => {
+    if (ev.key !== "Enter" && ev.key !== " ") return;
+    ev.preventDefault();
+    toggle();
+  });
+  return img;
 }
 
 /** @type {Record<string, (doc: Document, value: any) => any>} */

@@ -36,6 +36,8 @@ export class LiveParts {
     this.interrupts = new InterruptCards(doc, {
       append: (node) => view.append(node),
       onResolve: (resume) => handlers.onResolveInterrupts?.(resume),
+      // An approval goes into its call's card: the code once, the result in the same place.
+      cardFor: (id) => view.cards.get(id),
     });
     /** @type {Map<string, LiveCall>} calls to the checklist and status tools, by id */
     this.calls = new Map();

@@ -5,9 +5,11 @@
 
 import { errorOf } from "../tools/registry.js";
 import { binarySummary, parseBinaryResult, READ_BINARY, renderBinaryResult } from "./binarycard.js";
-import { contentParts, h, imageDataUrl } from "./dom.js";
+import { contentParts, h, imageDataUrl, imageSize } from "./dom.js";
 import { errorMessage, isKernelTool, parseResult, renderKernelArgs, renderKernelResult } from "./kernelcards.js";
 
+/** The browser tool whose card says what became of the photo (../tools/capture_image.js). */
+const CAPTURE_IMAGE = "capture_image";
 const STATUS_TEXT = { running: "running…", done: "done", error: "error", stopped: "stopped", pending: "no result", waiting: "awaiting approval" };
 const PREVIEW_CHARS = 600;
 const MAX_LINES = 200;
@@ -35,6 +37,9 @@ export class ToolCard {
     this.output = h(doc, "div", { cls: "gth-tool-output" });
     this.output.hidden = true;
     this.body = h(doc, "div", { cls: "gth-tool-body" });
+    /** What became of the call, in a sentence (a photo: taken, its size, sent), once it ended. */
+    this.summary = h(doc, "p", { cls: "gth-tool-summary", attrs: { role: "status" } });
+    this.summary.hidden = true;
     /** @type {any} a kernel tool's drawn result (./kernelcards.js), replaced when the result comes again */
     this.kernelEl = null;
     this.preview = h(doc, "pre", { cls: "gth-tool-preview" });
@@ -47,6 +52,7 @@ export class ToolCard {
       ]),
       this.args,
       this.output,
+      this.summary,
       this.body,
       this.result,
     ]);
@@ -88,6 +94,16 @@ export class ToolCard {
         this.args.open = true;
       }
     });
+  }
+
+  /**
+   * An approval of this call (./approval.js), under its code or arguments and above its output
+   * and result, so the question and then the result show in one place. A new approval of the
+   * same call (asked again after a refused resume) replaces the last.
+   */
+  attachApproval(/** @type {any} */ el) {
+    this.el.querySelector(":scope > .gth-approval")?.remove();
+    this.args.after(el);
   }
 
   /** One whole line of output (a browser tool's `ctx.log`). */
@@ -155,6 +171,7 @@ export class ToolCard {
       if (url) {
         this.showImage(url);
         shown = `${value.mimeType} image, ${Math.round((value.data.length * 3) / 4 / 1024)} KB`;
+        if (this.name === CAPTURE_IMAGE) this.#ended(photoSummary(value.mimeType, value.data));
       }
     } catch {
       // Plain text result.
@@ -162,11 +179,24 @@ export class ToolCard {
     if (binary) shown = binarySummary(binary); // the name and size, not the base64
     if (drawn) this.#showKernelResult(drawn);
     else if (err !== undefined) this.showError((isKernelTool(this.name) && errorMessage(parseResult(text))) || errorText(err));
+    if (err !== undefined && this.name === CAPTURE_IMAGE) this.#ended(`No photo: ${errorText(err)}`);
     if (preview) {
       this.result.hidden = false;
       this.preview.textContent = shown.length > PREVIEW_CHARS ? `${shown.slice(0, PREVIEW_CHARS)}…` : shown;
     }
     return text;
+  }
+
+  /**
+   * The call ended: its progress lines ("Asking for the camera…") give way to what happened.
+   * A later result of the same call (the server's placeholder for the model) leaves it standing.
+   */
+  #ended(/** @type {string} */ text) {
+    this.lines = [];
+    this.partial = "";
+    this.#paintOutput();
+    this.summary.textContent = text;
+    this.summary.hidden = false;
   }
 
   /** A kernel tool's result drawn in the body, replacing an earlier drawing of it. */
@@ -186,6 +216,14 @@ export class ToolCard {
     if (this.body.querySelector("img.gth-thumb")) return; // one thumbnail per call
     this.body.append(h(this.doc, "img", { cls: "gth-thumb", attrs: { src: dataUrl, alt: `Image from ${this.name}` } }));
   }
+}
+
+/** "Photo taken: 640×480 JPEG, 38 KB, sent to the agent." (the size when the header says it). */
+export function photoSummary(/** @type {string} */ mimeType, /** @type {string} */ data) {
+  const size = imageSize(mimeType, data);
+  const kind = mimeType.replace(/^image\//, "").toUpperCase();
+  const kb = Math.max(1, Math.round((data.replace(/\s+/g, "").length * 3) / 4 / 1024));
+  return `Photo taken: ${size ? `${size.width}×${size.height} ` : ""}${kind}, ${kb} KB, sent to the agent.`;
 }
 
 /** An `{error}` value as a line of text (an object as JSON, not "[object Object]"). */
