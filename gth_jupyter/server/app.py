@@ -14,6 +14,7 @@ from traitlets import Enum, Float, Int, List, Unicode, observe
 
 from ..agent import AgentRegistry, CheckpointStore
 from ..agui import DEFAULT_MAX_BODY_BYTES, Journals
+from ..agui.journal import BUDGET_BYTES, USER_BUDGET_BYTES
 from ..config import load_config
 from ..kernel import KernelPool
 from ..store.postgres_env import (
@@ -90,6 +91,18 @@ class GthJupyterApp(ExtensionApp):
         config=True,
         help="Largest accepted run request, in bytes (image envelopes travel in it).",
     )
+    journal_budget_bytes = Int(
+        BUDGET_BYTES,
+        config=True,
+        help="The most this server keeps in memory of its runs' events, for clients that "
+        "re-attach (all runs together); past it the oldest finished runs' events go first.",
+    )
+    journal_user_budget_bytes = Int(
+        USER_BUDGET_BYTES,
+        config=True,
+        help="The most this server keeps in memory of one user's runs' events; past it that "
+        "user's oldest finished runs' events go first.",
+    )
 
     registry: AgentRegistry
     kernels: KernelPool | None = None
@@ -141,7 +154,11 @@ class GthJupyterApp(ExtensionApp):
         # Our own clients of the server's kernels, for the kernel tools of each widget's run.
         manager = getattr(self.serverapp, "kernel_manager", None)
         self.kernels = KernelPool(manager) if manager is not None else None
-        self.journals = make_journals(self.redis_url_resolved)
+        self.journals = make_journals(
+            self.redis_url_resolved,
+            budget_bytes=self.journal_budget_bytes,
+            user_budget_bytes=self.journal_user_budget_bytes,
+        )
         self.settings.update(
             {
                 REGISTRY_KEY: self.registry,

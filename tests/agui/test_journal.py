@@ -168,3 +168,85 @@ async def test_closing_ends_the_runs_kept_so_their_followers_stop() -> None:
     await journals.close()
     assert await asyncio.wait_for(follower, 5) == [framed(1)]
     assert journals.local("r") is None
+
+
+# -- budgets --------------------------------------------------------------------------------
+
+
+def big(n: int, size: int = 100_000) -> bytes:
+    """A large frame (a state snapshot, say): ``size`` bytes, its content told by ``n``."""
+    head = b'data: {"n": %d, "s": "' % n
+    return head + b"x" * (size - len(head) - 4) + b'"}\n\n'
+
+
+def finish(journals: LocalJournals, run: str, owner: str, frame: bytes) -> RunJournal:
+    journal = journals.open(run, "t", owner)
+    journal.append(frame)
+    journal.end()
+    journals.closed(journal)
+    return journal
+
+
+async def test_past_a_users_budget_their_oldest_finished_runs_lose_their_frames_first() -> None:
+    journals = LocalJournals(budget_bytes=10_000_000, user_budget_bytes=350_000)
+    finish(journals, "bob-1", "bob", big(0))
+    for n in range(1, 5):
+        finish(journals, f"alice-{n}", "alice", big(n))
+    # Alice's fourth run put her past 350 000 bytes: her first went, Bob's stays.
+    with pytest.raises(JournalTrimmedError):
+        await collect(journals.follow("alice-1", 0))
+    info = await journals.find("alice-1")
+    assert info == RunInfo("alice-1", "t", "alice", ended=True)  # still known: 410, not 404
+    for run, n in (("alice-2", 2), ("alice-4", 4), ("bob-1", 0)):
+        assert await collect(journals.follow(run, 0)) == [b"id: 1\n" + big(n)]
+    await journals.close()
+
+
+async def test_past_the_process_budget_the_oldest_finished_runs_go_whoever_ran_them() -> None:
+    journals = LocalJournals(budget_bytes=250_000, user_budget_bytes=200_000)
+    finish(journals, "bob-1", "bob", big(0))
+    running = journals.open("alice-live", "t", "alice")
+    running.append(big(1))
+    finish(journals, "carol-1", "carol", big(2))
+    # Over 250 000 in all: Bob's finished run goes first; the run still going keeps its frames.
+    with pytest.raises(JournalTrimmedError):
+        await collect(journals.follow("bob-1", 0))
+    assert running.after(0) == [b"id: 1\n" + big(1)]
+    assert await collect(journals.follow("carol-1", 0)) == [b"id: 1\n" + big(2)]
+    await journals.close()
+
+
+def test_one_run_keeps_no_more_than_a_users_budget() -> None:
+    journals = LocalJournals(max_bytes=16_000_000, user_budget_bytes=250_000)
+    journal = journals.open("r", "t", "alice")
+    for n in range(1, 6):
+        journal.append(big(n))
+    assert journal.size <= 250_000 and journal.first_id == 4
+
+
+def test_a_large_frame_equal_to_an_earlier_one_is_kept_once() -> None:
+    journal = RunJournal("r", "t", "alice")
+    snapshot = big(7, 1_000_000)  # the state the client sent, echoed at the start ...
+    journal.append(snapshot)
+    journal.append(data(2))
+    assert journal.append(big(7, 1_000_000)) == b"id: 3\n" + snapshot  # ... and at the end
+    assert journal.size < 1_000_100  # counted (and held) once
+    assert journal.after(0) == [b"id: 1\n" + snapshot, framed(2), b"id: 3\n" + snapshot]
+    journal.append(big(8, 1_000_000))  # a changed state is kept as itself
+    assert journal.size > 2_000_000
+
+
+def test_trimming_the_first_of_two_shared_frames_keeps_the_second_counted() -> None:
+    shared, other = big(7, 1_000_000), big(9, 400_000)
+    head = len(b"id: 1\n")
+    # Room for everything but the first frame's id line.
+    journal = RunJournal("r", "t", "alice", max_bytes=3 * head + 1_400_000 - head)
+    journal.append(shared)
+    journal.append(shared)
+    journal.append(other)  # over the bound: frame 1 goes, frame 2 now holds (and counts) the bytes
+    assert journal.first_id == 2
+    assert journal.size == 2 * head + 1_400_000
+    assert journal.after(1) == [b"id: 2\n" + shared, b"id: 3\n" + other]
+    journal.append(data(4))  # frame 2 goes too, and its bytes with it
+    assert journal.first_id == 3
+    assert journal.size == head + 400_000 + len(framed(4))
