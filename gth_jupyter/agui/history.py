@@ -156,9 +156,13 @@ def to_agui_messages(messages: Iterable[BaseMessage]) -> list[dict[str, Any]]:
     return out
 
 
-async def thread_view(runtime: Runtime, thread_id: str, turn: str | None = None) -> dict[str, Any]:
+async def thread_view(
+    runtime: Runtime, thread_id: str, turn: str | None = None, *, shown_id: str | None = None
+) -> dict[str, Any]:
     """A thread as a client rebuilds it: its AG-UI messages, what it waits on, whether a run is
     in flight, and its turns. ``GET gth/threads/{id}`` and the comm's ``history`` answer this.
+    ``thread_id`` is the thread's key in the store; ``shown_id`` the id its client sends (by
+    default the same; they differ for a user whose ids are scoped, see ``owners``).
 
     With ``turn``, only that turn's messages (and the interrupts it waits on) are given: a
     ``%gth`` cell shows its own turn. ``turns`` lists every widget turn in order, each ``done``
@@ -176,7 +180,7 @@ async def thread_view(runtime: Runtime, thread_id: str, turn: str | None = None)
         if last is None or last.turn_id != turn:
             pending = []
     view: dict[str, Any] = {
-        "threadId": thread_id,
+        "threadId": shown_id if shown_id is not None else thread_id,
         "messages": to_agui_messages(messages),
         "pendingToolCallIds": [p.tool_call_id for p in pending if p.client_tool],
         "interrupts": [

@@ -23,7 +23,7 @@ import ag_ui.core as agui
 from ag_ui.core import BaseEvent
 from pydantic import ValidationError
 
-from ..agent.contract import AgentError, KernelAccess, RunEnd, TextEvent
+from ..agent.contract import AgentError, KernelAccess, RunBusyError, RunEnd, TextEvent
 from ..agent.runtime import Runtime, ThreadClaim
 from . import errors
 from .dialect import Dialect, dialect_of, legacy_events
@@ -242,18 +242,24 @@ async def plan_run(
     """Claims the request's thread and decides its plan, or raises a ``ProtocolError``;
     ``kernel`` is where the run's kernel tools work; ``protocol`` (the command's
     ``agui.protocol``) forces a dialect or, ``auto``, lets the request's ``protocolVersion``
-    tell it. With a ``requester`` (an HTTP host), another user's thread is ``404
-    thread_not_found``, checked before anything else (a busy thread of another user included)."""
+    tell it. With a ``requester`` (an HTTP host), the thread is the requester's own of that id
+    (see ``owners.scoped_id``), checked before anything else."""
     dialect = dialect_of(request, protocol)
+    # The thread's key in the store: the request's id, scoped by its user (see ``owners``).
+    key = request.thread_id
     if requester is not None:
-        await admit_thread(runtime, request.thread_id, requester, write=True)
+        key = await admit_thread(runtime, request.thread_id, requester, write=True)
     try:
-        claim = await runtime.claim(request.thread_id, request.run_id)
+        claim = await runtime.claim(key, request.run_id)
+    except RunBusyError:
+        # Named as the client names it, never by its key.
+        raise errors.from_agent_error(RunBusyError(request.thread_id)) from None
     except AgentError as exc:
         raise errors.from_agent_error(exc) from None
     try:
-        state = await runtime.thread_state(request.thread_id)
+        state = await runtime.thread_state(key)
         decision = decide(request, state, turn=turn_id(request))
+        decision.plan.thread_id = key
         decision.plan.kernel = kernel
         decision.plan.before = state  # the run reuses this read of the thread
         decision.plan.owner = requester.name if requester is not None else ""

@@ -20,6 +20,7 @@ from tornado import web
 
 from ..agent.contract import DEFAULT_AGENT
 from ..agui import ProtocolError, admit_thread, runtime_of, thread_view
+from ..agui.owners import client_record
 from .base import JOURNALS_KEY, MAX_BODY_KEY, REGISTRY_KEY
 from .run_routes import KERNELS_KEY, RUNNING_KEY, RunRoutes
 
@@ -133,7 +134,9 @@ class GthRoutesMixin(RunRoutes):
 
     async def write_threads(self, name: str = DEFAULT_AGENT) -> None:
         """``{"threads": [{threadId, owner, createdAt, updatedAt}]}``: the requester's own
-        threads, the latest used first; ``?all=true`` gives an admin every user's."""
+        threads, the latest used first; ``?all=true`` gives an admin every user's (two users'
+        threads may have the same id: ``owner`` tells them apart). Each ``threadId`` is the id
+        its owner's client sends, not its key in the store."""
         self.note_oauth_redirect()  # this may be the request that connects the MCP servers
         who = self.requester()
         try:
@@ -143,21 +146,24 @@ class GthRoutesMixin(RunRoutes):
             return
         every = who.admin and self.get_query_argument("all", "") in ("1", "true")
         records = await runtime.threads.list(None if every else who.name)
-        self.send_json(200, {"threads": [record.to_json() for record in records]})
+        self.send_json(200, {"threads": [client_record(r).to_json() for r in records]})
 
     async def write_thread(self, thread_id: str, name: str = DEFAULT_AGENT) -> None:
-        """A thread's conversation as AG-UI messages, and what it waits on; ``?turn=ID`` gives
-        one widget turn's messages alone. Another user's thread is ``404 thread_not_found``."""
+        """A thread of the requester's as AG-UI messages, and what it waits on; ``?turn=ID``
+        gives one widget turn's messages alone. An id the requester never used is an empty
+        thread, whoever else uses it. ``?owner=NAME`` reads user NAME's thread, for an admin
+        (``404 thread_not_found`` for anyone else)."""
         self.note_oauth_redirect()  # this may be the request that connects the MCP servers
         who = self.requester()
+        owner = self.get_query_argument("owner", None) or None
         try:
             runtime = await runtime_of(self.registry, name, who.name)
-            await admit_thread(runtime, thread_id, who, write=False)
+            key = await admit_thread(runtime, thread_id, who, write=False, owner=owner)
         except ProtocolError as error:
             self.send_refusal(error)
             return
         turn = self.get_query_argument("turn", None)
-        self.send_json(200, await thread_view(runtime, thread_id, turn or None))
+        self.send_json(200, await thread_view(runtime, key, turn or None, shown_id=thread_id))
 
     async def write_grants(self, thread_id: str) -> None:
         """The standing approvals a run on ``thread_id`` would use: the thread's own and the
@@ -166,13 +172,14 @@ class GthRoutesMixin(RunRoutes):
         who = self.requester()
         try:
             runtime = await runtime_of(self.registry, DEFAULT_AGENT, who.name)
-            await admit_thread(runtime, thread_id, who, write=False)
+            key = await admit_thread(runtime, thread_id, who, write=False)
         except ProtocolError as error:
             self.send_refusal(error)
             return
         store = self.registry.grants
         owner = self.requester().name
-        grants = store.for_thread(thread_id, owner) if store is not None else []
+        # A run's grants name its thread by its key in the store (see ``agui.owners``).
+        grants = store.for_thread(key, owner) if store is not None else []
         self.send_json(200, {"grants": [grant.to_json() for grant in grants]})
 
     def revoke_grant(self, grant_id: str) -> None:

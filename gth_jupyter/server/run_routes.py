@@ -35,6 +35,7 @@ from ..agui.errors import (
     run_exists,
     run_not_found,
 )
+from ..agui.owners import scoped_id
 from ..agui.sse import KEEPALIVE_FRAME, MEDIA_TYPE
 from .base import BaseRoutes
 
@@ -44,7 +45,7 @@ log = logging.getLogger(__name__)
 
 #: The host's :class:`~gth_jupyter.kernel.KernelPool` (absent: a host without kernels).
 KERNELS_KEY = "gth_kernels"
-#: The runs streaming in this process: run id -> (owner, its pump).
+#: The runs streaming in this process: run key (``agui.owners.scoped_id``) -> (owner, its pump).
 RUNNING_KEY = "gth_running"
 #: How often a re-attached client that waits on a quiet run gets a keep-alive comment.
 KEEPALIVE_SECONDS = 15.0
@@ -68,11 +69,13 @@ class RunRoutes(BaseRoutes):
         try:
             runtime = await runtime_of(self.registry, name, who.name)
             request = parse_input(self.body, self.max_body_bytes)
-            known = await self.journals.find(request.run_id)
+            # Runs are kept by the requester's own id (another user's equal id is another run).
+            run_key = scoped_id(who, request.run_id)
+            known = await self.journals.find(run_key)
             if known is not None:
                 if known.owner != who.name or known.thread_id != request.thread_id:
                     raise run_exists(request.run_id)
-                await self.follow_run(request.run_id)
+                await self.follow_run(run_key, request.run_id)
                 return
             kernel = await self.kernel_for(kernel_id(request))
             prepared = await plan_run(
@@ -87,7 +90,7 @@ class RunRoutes(BaseRoutes):
             return
         self.start_stream()
         journals = self.journals
-        journal = journals.open(request.run_id, request.thread_id, who.name)
+        journal = journals.open(run_key, request.thread_id, who.name)
         pump = SSEPump(
             prepared, self.write, self.flush, journal=journal, detachable=detached(request)
         )
@@ -95,13 +98,17 @@ class RunRoutes(BaseRoutes):
         task = asyncio.ensure_future(pump.run())
         self._stream_task = task
         running = self.running_runs
-        running[request.run_id] = (who.name, pump)
+        running[run_key] = (who.name, pump)
         try:
             await asyncio.wait({task})
         finally:
-            running.pop(request.run_id, None)
+            running.pop(run_key, None)
             journal.end()
             journals.closed(journal)
+            # The pump holds this handler's ``write`` and the run (its request, its state):
+            # without this cycle the run is freed now, not at the next full collection.
+            self._pump = None
+            self._stream_task = None
         if not task.cancelled() and task.exception() is not None:
             log.warning("AG-UI stream ended early: %s", task.exception())
         if not self._finished and not pump.writer.detached:
@@ -114,18 +121,19 @@ class RunRoutes(BaseRoutes):
         return runs
 
     async def cancel_run(self, run_id: str) -> None:
-        """``DELETE gth/runs/{runId}``: stops a run streaming here (a detached run's client has
-        no other way to); ``204`` also for a run that already ended; ``404 run_not_found`` for
-        an unknown run or another user's; ``409 run_elsewhere`` for a run another server
-        process streams."""
+        """``DELETE gth/runs/{runId}``: stops the requester's run streaming here (a detached
+        run's client has no other way to); ``204`` also for a run that already ended; ``404
+        run_not_found`` for an unknown run (another user's run of that id is not theirs);
+        ``409 run_elsewhere`` for a run another server process streams."""
         who = self.requester()
-        here = self.running_runs.get(run_id)
+        run_key = scoped_id(who, run_id)
+        here = self.running_runs.get(run_key)
         if here is not None and here[0] == who.name:
             here[1].stop()
             self.set_status(204)
             self.finish()
             return
-        known = await self.journals.find(run_id) if len(run_id) <= MAX_RUN_ID else None
+        known = await self.journals.find(run_key) if len(run_id) <= MAX_RUN_ID else None
         if here is not None or known is None or known.owner != who.name:
             self.send_refusal(run_not_found(run_id))
         elif known.ended:
@@ -163,22 +171,30 @@ class RunRoutes(BaseRoutes):
         return int(raw)
 
     async def attach_run(self, run_id: str) -> None:
-        """``GET gth/runs/{runId}/events``: the run's events after ``Last-Event-ID``, then live
-        until it ends. ``404 run_not_found`` for an unknown run or another user's."""
+        """``GET gth/runs/{runId}/events``: the requester's run's events after
+        ``Last-Event-ID``, then live until it ends. ``404 run_not_found`` for an unknown run
+        (another user's run of that id is not theirs); ``?owner=NAME`` follows user NAME's run,
+        for an admin. ``410 events_expired`` for a run whose events are no longer kept."""
         try:
-            known = await self.journals.find(run_id) if len(run_id) <= MAX_RUN_ID else None
             who = self.requester()
-            if known is None or (known.owner != who.name and not who.admin):
+            owner = self.get_query_argument("owner", None) or who.name
+            if owner != who.name and not who.admin:
                 raise run_not_found(run_id)
-            await self.follow_run(run_id)
+            user = who if owner == who.name else who.as_user(owner)
+            run_key = scoped_id(user, run_id)
+            known = await self.journals.find(run_key) if len(run_id) <= MAX_RUN_ID else None
+            if known is None or known.owner != owner:
+                raise run_not_found(run_id)
+            await self.follow_run(run_key, run_id)
         except ProtocolError as error:
             self.send_refusal(error)
 
-    async def follow_run(self, run_id: str) -> None:
-        """Streams a kept run's frames after the client's ``Last-Event-ID``; raises a
+    async def follow_run(self, run_key: str, run_id: str) -> None:
+        """Streams a kept run's frames (``run_key``: its key in the journals, see
+        ``agui.owners.scoped_id``) after the client's ``Last-Event-ID``; raises a
         ``ProtocolError`` (before any byte) when they are no longer kept."""
         last = self.last_event_id()
-        frames = self.journals.follow(run_id, last).__aiter__()
+        frames = self.journals.follow(run_key, last).__aiter__()
         try:
             first = await frames.__anext__()
         except StopAsyncIteration:

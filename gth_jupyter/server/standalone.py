@@ -42,6 +42,9 @@ __all__ = ["HANDLERS", "StandaloneHandler", "cors_headers", "is_loopback_host", 
 TOKEN_KEY = "gth_token"
 #: The identity the token stands for (``--user``; default: the OS account).
 USER_KEY = "gth_user"
+#: The user the server runs for (the OS account, or the Hub user), whose ids are stored
+#: unscoped: a notebook kernel of that account shares their threads (``agui.owners``).
+OWNER_KEY = "gth_server_owner"
 CORS_KEY = "gth_cors"
 CHECK_HOST_KEY = "gth_check_host"
 
@@ -69,8 +72,11 @@ class StandaloneHandler(GthRoutesMixin):
     """The ``Host`` check, token auth and CORS for every route; preflight needs no token."""
 
     def requester(self) -> Requester:
-        """The token's identity: the server has one token, and every thread is its holder's."""
-        return Requester(self.settings.get(USER_KEY) or "owner")
+        """The token's identity: the server has one token, and every thread is its holder's.
+        A holder other than the server's own account (``--user``) has scoped ids, so servers
+        of several users sharing one database keep their threads apart."""
+        name = self.settings.get(USER_KEY) or "owner"
+        return Requester(name, server_owner=self.settings.get(OWNER_KEY) or name)
 
     def set_default_headers(self) -> None:
         cors = self.settings.get(CORS_KEY) or {}
@@ -266,6 +272,7 @@ def make_app(
         CHECK_HOST_KEY: check_host,
         TOKEN_KEY: token,
         USER_KEY: user,
+        OWNER_KEY: server_owner(),
         JOURNALS_KEY: journals if journals is not None else LocalJournals(),
         CORS_KEY: cors_headers(registry.effective),
         "default_handler_class": NotFoundHandler,

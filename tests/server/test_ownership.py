@@ -1,6 +1,7 @@
 """Threads belong to the user who created them, on a real Jupyter server whose identity
-provider names users (as JupyterHub's does): another user is answered as if the thread did not
-exist, and lists only their own threads."""
+provider names users (as JupyterHub's does): another user sending the same id gets a thread of
+their own (ids are scoped per user, see ``gth_jupyter.agui.owners``) and lists only their own
+threads."""
 
 from __future__ import annotations
 
@@ -68,28 +69,31 @@ async def test_another_user_cannot_list_read_run_or_resume_a_thread(jp_fetch) ->
     assert [t["threadId"] for t in listed] == ["a1"] and listed[0]["owner"] == "alice"
     assert json.loads((await as_user(jp_fetch, "bob", "threads")).body) == {"threads": []}
 
-    # Bob learns nothing: every route answers as for a thread that does not exist.
-    assert await refused(jp_fetch, "bob", "threads", "a1") == (404, "thread_not_found")
-    assert await refused(jp_fetch, "bob", "threads", "a1", "grants") == (404, "thread_not_found")
-    again = body("a1", "r2", "and now?")
-    assert await refused(
-        jp_fetch, "bob", "agents", "default", "run", method="POST", body=again
-    ) == (404, "thread_not_found")
-    answer = {"id": "tm", "role": "tool", "toolCallId": "call-1", "content": "a photo"}
-    resume = json.dumps({"threadId": "a1", "runId": "r3", "messages": [answer]})
+    # Bob learns nothing: "a1" is, for him, a thread he never used.
+    view = json.loads((await as_user(jp_fetch, "bob", "threads", "a1")).body)
+    assert view["messages"] == [] and not view["busy"]
+    grants = json.loads((await as_user(jp_fetch, "bob", "threads", "a1", "grants")).body)
+    assert grants == {"grants": []}
+    # His resume answers nothing there; his new turn starts a thread "a1" of his own.
+    entry = {"interruptId": "x", "status": "resolved"}
+    resume = json.dumps({"threadId": "a1", "runId": "r3", "messages": [], "resume": [entry]})
     refusal = await refused(jp_fetch, "bob", "agents", "default", "run", method="POST", body=resume)
-    assert refusal == (404, "thread_not_found")
+    assert refusal == (409, "no_pending_interrupt")
+    again = body("a1", "r2", "and now?")
+    await as_user(jp_fetch, "bob", "agents", "default", "run", method="POST", body=again)
+    view = json.loads((await as_user(jp_fetch, "bob", "threads", "a1")).body)
+    assert [m.get("content") for m in view["messages"]] == ["and now?", "Two."]
     # ... nor can he attach to Alice's run by its id.
     assert await refused(jp_fetch, "bob", "runs", "r1", "events") == (404, "run_not_found")
 
-    # Alice's thread is untouched, and Bob's own thread works beside it.
+    # Alice's thread is untouched, and Bob's own threads work beside it.
     view = json.loads((await as_user(jp_fetch, "alice", "threads", "a1")).body)
-    assert [m["role"] for m in view["messages"]] == ["user", "assistant"]
+    assert [m.get("content") for m in view["messages"]] == ["hi", "One."]
     await as_user(jp_fetch, "bob", "agents", "default", "run", method="POST", body=body("b1", "r4"))
     assert [
         t["threadId"]
         for t in json.loads((await as_user(jp_fetch, "bob", "threads")).body)["threads"]
-    ] == ["b1"]
+    ] == ["b1", "a1"]
     assert [
         t["threadId"]
         for t in json.loads((await as_user(jp_fetch, "alice", "threads")).body)["threads"]
@@ -111,16 +115,26 @@ async def test_an_admin_may_read_but_not_run_on_anothers_thread(jp_fetch, jp_ser
     await as_user(
         jp_fetch, "alice", "agents", "default", "run", method="POST", body=body("a1", "r1")
     )
-    view = json.loads((await as_user(jp_fetch, "carol", "threads", "a1")).body)
+    # An admin names the owner of the thread to read (ids are scoped per user).
+    read = await as_user(jp_fetch, "carol", "threads", "a1", params={"owner": "alice"})
+    view = json.loads(read.body)
     assert view["messages"][0]["content"] == "hi"
     everything = json.loads(
         (await as_user(jp_fetch, "carol", "threads", params={"all": "true"})).body
     )
     assert [t["owner"] for t in everything["threads"]] == ["alice"]
     assert json.loads((await as_user(jp_fetch, "carol", "threads")).body) == {"threads": []}
-    assert await refused(
+    # Her run on "a1" is on a thread of her own; Alice's is untouched.
+    await as_user(
         jp_fetch, "carol", "agents", "default", "run", method="POST", body=body("a1", "r2")
-    ) == (404, "thread_not_found")
+    )
+    read = await as_user(jp_fetch, "carol", "threads", "a1", params={"owner": "alice"})
+    assert [m.get("content") for m in json.loads(read.body)["messages"]] == ["hi", "One."]
+    # Only an admin may name another owner.
+    assert await refused(jp_fetch, "bob", "threads", "a1", params={"owner": "alice"}) == (
+        404,
+        "thread_not_found",
+    )
     # Without the admin role, ?all=true lists one's own threads only.
     mine = json.loads((await as_user(jp_fetch, "bob", "threads", params={"all": "true"})).body)
     assert mine == {"threads": []}
