@@ -3,9 +3,10 @@
 A real JupyterHub (see ``hub_harness``): ``a`` starts a thread on their own server, then shares
 that server with ``b`` (JupyterHub 5+ shares, ``POST /hub/api/shares/a/``). ``b``, with a token
 of their own, can use ``a``'s server but sees none of ``a``'s threads there: not in the list,
-``404 thread_not_found`` for the thread, a run or a resume on it. ``b`` starts and lists threads
-of their own there, which ``a`` does not see either. The owner of a thread is the Hub user who
-sent the request (``current_user.username``), not the server's owner (``JUPYTERHUB_USER``).
+and ``a``'s thread id names, for ``b``, a thread of ``b``'s own (ids are scoped per user), empty
+until ``b`` runs on it, which leaves ``a``'s untouched. ``b`` starts and lists threads of their
+own there, which ``a`` does not see either. The owner of a thread is the Hub user who sent the
+request (``current_user.username``), not the server's owner (``JUPYTERHUB_USER``).
 """
 
 from __future__ import annotations
@@ -104,18 +105,24 @@ def test_a_visitor_does_not_see_the_owners_threads(shared: Shared) -> None:
     assert {t["owner"] for t in listed} <= {"b"}, listed
 
     response = hub.request("GET", f"{SERVER}/threads/{shared.a_thread}", b)
-    assert refusal(response) == (404, "thread_not_found"), response.text
+    assert response.status_code == 200, response.text
+    assert response.json()["messages"] == []  # for b, an id b never used
     assert "secret" not in response.text
 
 
 def test_a_visitor_cannot_run_or_resume_the_owners_thread(shared: Shared) -> None:
     hub, b = shared.hub, shared.b_token
-    response = run(hub, b, shared.a_thread, "b writes into a's thread")
-    assert refusal(response) == (404, "thread_not_found"), response.text
+    # b's run on a's thread id is a run on a thread of b's own.
+    finished_run(hub, b, shared.a_thread, "b writes into a's thread")
+    history = hub.request("GET", f"{SERVER}/threads/{shared.a_thread}", b).json()
+    assert [m.get("content") for m in history["messages"]] == [
+        "b writes into a's thread",
+        reply_of("a"),
+    ]
 
     resume = [{"interruptId": "x", "status": "resolved", "payload": {"approved": True}}]
     response = run(hub, b, shared.a_thread, "b answers for a", resume=resume)
-    assert refusal(response) == (404, "thread_not_found"), response.text
+    assert refusal(response) == (409, "no_pending_interrupt"), response.text
     # The same resume from the owner is refused for what it is: nothing waits on an answer.
     response = run(hub, shared.a_token, shared.a_thread, "a answers", resume=resume)
     assert refusal(response) == (409, "no_pending_interrupt"), response.text
@@ -149,21 +156,26 @@ def test_a_visitor_keeps_threads_of_their_own_that_the_owner_does_not_see(
     assert b_thread not in [t["threadId"] for t in mine]
     assert {t["owner"] for t in mine} == {"a"}
     response = hub.request("GET", f"{SERVER}/threads/{b_thread}", shared.a_token)
-    assert refusal(response) == (404, "thread_not_found"), response.text
+    assert response.status_code == 200, response.text
+    assert response.json()["messages"] == []  # for a, an id a never used
 
 
 def test_an_admin_of_threads_reads_the_owners_thread_but_cannot_run_on_it(shared: Shared) -> None:
     """``--GthJupyterApp.admin_users=ops``, and ``ops`` a Hub admin (so it may reach a's
     server at all)."""
     hub, ops = shared.hub, shared.hub.users[ADMIN].token
-    history = hub.request("GET", f"{SERVER}/threads/{shared.a_thread}", ops)
+    # An admin names the owner of the thread to read (ids are scoped per user).
+    history = hub.request("GET", f"{SERVER}/threads/{shared.a_thread}?owner=a", ops)
     assert history.status_code == 200, history.text
     contents = [m.get("content") for m in history.json()["messages"]]
     assert contents == ["a's secret plans", reply_of("a")]
     everyone = hub.request("GET", f"{SERVER}/threads?all=true", ops)
     assert everyone.status_code == 200, everyone.text
-    owners = {t["threadId"]: t["owner"] for t in everyone.json()["threads"]}
-    assert owners[shared.a_thread] == "a"
+    # Each thread with its owner (b has a thread of that id too, of b's own).
+    listed = {(t["threadId"], t["owner"]) for t in everyone.json()["threads"]}
+    assert (shared.a_thread, "a") in listed
     assert threads(hub, ops) == []  # ops's own: none
-    response = run(hub, ops, shared.a_thread, "ops writes into a's thread")
-    assert refusal(response) == (404, "thread_not_found"), response.text
+    # A run of ops's on a's thread id is on a thread of ops's own; a's is untouched.
+    finished_run(hub, ops, shared.a_thread, "ops writes into a's thread")
+    history = hub.request("GET", f"{SERVER}/threads/{shared.a_thread}?owner=a", ops)
+    assert [m.get("content") for m in history.json()["messages"]] == contents
