@@ -99,6 +99,8 @@ class RunJournal:
         self._bytes = 0
         self._ended = False
         self._changed: asyncio.Future[None] | None = None
+        #: Its frames were let go for the journals' budget (see :meth:`drop`).
+        self.dropped = False
 
     @property
     def last_id(self) -> int:
@@ -177,6 +179,7 @@ class RunJournal:
         self._large.clear()
         self._bytes = 0
         self._first = self._last + 1
+        self.dropped = True
 
     def end(self) -> None:
         """The run is over: followers get what is left, then stop."""

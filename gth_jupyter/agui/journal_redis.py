@@ -194,7 +194,9 @@ class RedisJournals:
         )
 
     async def follow(self, run_id: str, last_id: int) -> AsyncIterator[list[bytes]]:
-        if self._local.local(run_id) is not None:
+        journal = self._local.local(run_id)
+        # A run whose local frames went for the budget is read from Redis, which has them.
+        if journal is not None and not journal.dropped:
             async for frames in self._local.follow(run_id, last_id):
                 yield frames
             return

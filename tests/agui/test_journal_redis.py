@@ -470,3 +470,29 @@ def test_a_missing_redis_package_is_said_clearly(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setitem(sys.modules, "redis.asyncio", None)
     with pytest.raises(ImportError, match=r"gth-jupyter\[redis\]"):
         RedisJournals("redis://127.0.0.1:1/0")
+
+
+async def test_a_run_whose_local_frames_went_for_the_budget_is_read_from_redis(
+    redis_url: str, client: aioredis.Redis
+) -> None:
+    here = RedisJournals(redis_url, user_budget_bytes=20_000)
+    try:
+        first = here.open("r1", "t1", "alice")
+        for n in range(1, 101):
+            first.append(data(n))
+        first.end()
+        here.closed(first)
+
+        async def shipped_to_its_end() -> bool:
+            return await client.hget("gth:run:r1:meta", "ended") == b"1"
+
+        await eventually(shipped_to_its_end)
+        second = here.open("r2", "t1", "alice")
+        for n in range(1, 1001):  # alice's budget is full: r1's local frames go
+            second.append(data(n))
+        second.end()
+        here.closed(second)
+        assert first.dropped and first.after(100) == []
+        assert await collect(here.follow("r1", 0)) == frames(1, 100)  # from Redis
+    finally:
+        await here.close()
