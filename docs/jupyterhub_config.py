@@ -1,4 +1,4 @@
-# gth-jupyter on JupyterHub: a sample jupyterhub_config.py (see README.md, "JupyterHub
+# gth-jupyter on JupyterHub: a sample jupyterhub_config.py (see docs/deployment.md, "JupyterHub
 # deployment"). The single-user image has `pip install 'gth-jupyter[hub,anthropic]'`; the
 # extension enables itself. Adapt the spawner and the places secrets come from to your Hub.
 #

@@ -4,7 +4,7 @@ with a running single-user server (see ``hub_harness``).
 The Hub starts when the first test needs it and stops (with everything it started) when the
 session ends; its log is kept as ``test-artifacts/hub/jupyterhub.log``. Where the test
 PostgreSQL and Redis run (``tests/services.py`` starts them when the test command did not), the
-Hub runs as the README's deployment says, on a database of its own (dropped afterwards, with the
+Hub runs as docs/deployment.md says, on a database of its own (dropped afterwards, with the
 users' roles); elsewhere the servers keep threads in SQLite. Without ``tests/hub/node_modules``
 (``npm ci`` here) the suite is skipped, not failed.
 """

@@ -8,11 +8,11 @@ from ``tests/hub/node_modules`` (``npm ci`` in this folder; ``scripts/setup.sh -
 free loopback ports, an SQLite database, sharing allowed for every user on their own servers,
 and a service token the tests drive the Hub's REST API with.
 
-Given a PostgreSQL superuser URL (and a Redis URL), the Hub runs as the README's "JupyterHub
-deployment" says: a ``pre_spawn_hook`` provisions each user's database role and schema with
-``provision_user`` and their Redis user with ``provision_redis_user``, and hands the server those
-URLs as ``$GTH_JUPYTER_DATABASE_URL`` and ``$GTH_JUPYTER_REDIS_URL``; the servers use
-``--GthJupyterApp.checkpointer=postgres``; the admin URLs stay in the Hub's environment.
+Given a PostgreSQL superuser URL (and a Redis URL), the Hub runs as docs/deployment.md
+("JupyterHub deployment") says: a ``pre_spawn_hook`` provisions each user's database role and
+schema with ``provision_user`` and their Redis user with ``provision_redis_user``, and hands the
+server those URLs as ``$GTH_JUPYTER_DATABASE_URL`` and ``$GTH_JUPYTER_REDIS_URL``; the servers
+use ``--GthJupyterApp.checkpointer=postgres``; the admin URLs stay in the Hub's environment.
 
 Each user's home holds a ``.gsloth.config.json`` with the scripted model, which answers every
 call on that user's server with :func:`reply_of` the owner, so what a test sees does not depend
@@ -52,7 +52,7 @@ SERVICE = "gth-test"
 ADMIN = "ops"
 
 
-# The README's hook and settings; the admin URLs come from the Hub's environment only.
+# The hook and settings of docs/deployment.md; the admin URLs come from the Hub's environment only.
 DEPLOYMENT_CONFIG = """
 import os
 from gth_jupyter.store.provision import provision_user

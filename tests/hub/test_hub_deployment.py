@@ -1,8 +1,8 @@
-"""The README's JupyterHub deployment, for real: the Hub's ``pre_spawn_hook`` gave each user a
-database role and schema of their own, and each user's server keeps its threads there (with the
-requester as owner), through ``--GthJupyterApp.checkpointer=postgres``. Skipped where there is
-no test PostgreSQL (the Hub then runs on SQLite). That the URL does not reach the kernels is
-checked by the browser test, from a notebook cell."""
+"""The JupyterHub deployment of docs/deployment.md, for real: the Hub's ``pre_spawn_hook`` gave
+each user a database role and schema of their own, and each user's server keeps its threads
+there (with the requester as owner), through ``--GthJupyterApp.checkpointer=postgres``. Skipped
+where there is no test PostgreSQL (the Hub then runs on SQLite). That the URL does not reach the
+kernels is checked by the browser test, from a notebook cell."""
 
 from __future__ import annotations
 
