@@ -8,35 +8,30 @@
 
 import { HttpAgent, randomUUID } from "@ag-ui/client";
 import { ActivityStore } from "./a2ui/activity.js";
+import { ChatEvents } from "./chat/events.js";
+import { failureEvent, forwardedProps, isAbort, refusalCode } from "./chat/run.js";
+import { callsToAnswer, runTools } from "./chat/tools.js";
 import { blocksThread, isInterrupt } from "./interrupts.js";
 import { ReplayFilter } from "./reattach.js";
 import { StreamedText } from "./streamtext.js";
-import { errorOf, toContent } from "./tools/registry.js";
 
 /**
  * @typedef {import("./tools/registry.js").ToolRegistry} ToolRegistry
  * @typedef {import("./tools/registry.js").ToolUi} ToolUi
- * @typedef {{ type: "run-state", running: boolean }
- *   | { type: "user", message: any }
- *   | { type: "agui", event: any }
- *   | { type: "tool-run", toolCallId: string, name: string, status: "running" | "done" | "error" | "stopped", content?: string }
- *   | { type: "tool-output", toolCallId: string, line: string }
- *   | { type: "interrupt", interrupts: any[] }
- *   | { type: "error", code: string, message: string }
- *   | { type: "stopped" }
- *   | { type: "request" }
- *   | { type: "history", messages: any[] }} ChatEvent
+ * @typedef {import("./chat/events.js").ChatEvent} ChatEvent
+ * @typedef {{ outcome?: string, pendingToolCallIds: string[], interrupts: any[] }} Finished
  */
 
 export const MAX_ROUNDS = 64;
 
-export class ChatController {
+export class ChatController extends ChatEvents {
   /**
    * @param {{ url: string, threadId: string, registry: ToolRegistry, fetch?: any, ui?: ToolUi,
    *   maxRounds?: number, agent?: any, env?: any, turnId?: string, kernelId?: string,
    *   detach?: boolean, eventsUrl?: (runId: string) => string, cancelRun?: (runId: string) => Promise<unknown> }} opts
    */
   constructor(opts) {
+    super();
     this.registry = opts.registry;
     this.ui = opts.ui;
     this.env = opts.env;
@@ -64,11 +59,9 @@ export class ChatController {
         ? post(this.attachUrl, { method: "GET", headers: { Accept: "text/event-stream" }, signal: init.signal })
         : post(url, init);
     this.agent = opts.agent ?? new HttpAgent({ url: opts.url, threadId: opts.threadId, fetch });
-    /** @type {Set<(e: ChatEvent) => void>} */
-    this.listeners = new Set();
     this.running = false;
     this.stopped = false;
-    /** Tool call ids already answered here: a returnDirect tool must not loop. */
+    /** @type {Set<string>} Tool call ids already answered here: a returnDirect tool must not loop. */
     this.fulfilled = new Set();
     /** @type {string | null} */
     this.turnUserId = null;
@@ -76,23 +69,6 @@ export class ChatController {
     this.toolAbort = null;
     /** A2UI activity contents by message id, so an ACTIVITY_DELTA can be drawn (a2ui/activity.js). */
     this.activities = new ActivityStore();
-  }
-
-  /** @param {(e: ChatEvent) => void} fn */
-  on(fn) {
-    this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
-  }
-
-  /** @param {ChatEvent} event */
-  emit(event) {
-    for (const fn of this.listeners) {
-      try {
-        fn(event);
-      } catch (err) {
-        console.error("gth: a chat listener failed", err);
-      }
-    }
   }
 
   get messages() {
@@ -287,8 +263,8 @@ export class ChatController {
       },
     };
     try {
-      const forwardedProps = this.#forwardedProps();
-      await this.agent.runAgent({ ...input, runId, tools: this.registry.declarations(), forwardedProps }, subscriber);
+      const props = forwardedProps({ turnId: this.turnId, kernelId: this.kernelId, detach: this.detach });
+      await this.agent.runAgent({ ...input, runId, tools: this.registry.declarations(), forwardedProps: props }, subscriber);
     } catch (err) {
       failure = err;
     } finally {
@@ -296,15 +272,10 @@ export class ChatController {
       this.runId = null;
     }
     streamed.flush(this.agent);
-    const refused = failure?.payload?.code;
+    const refused = refusalCode(failure);
     if (attach && !this.stopped && (refused === "run_not_found" || refused === "events_expired")) return "gone";
     if (failure && !this.stopped && !isAbort(failure)) {
-      const payload = failure.payload && typeof failure.payload === "object" ? failure.payload : null;
-      this.emit({
-        type: "error",
-        code: payload?.code || (failure.status ? `http_${failure.status}` : failure.code || "client_error"),
-        message: payload?.message || failure.message || String(failure),
-      });
+      this.emit(failureEvent(failure));
       return null;
     }
     return failure ? null : finished;
@@ -331,93 +302,24 @@ export class ChatController {
     });
   }
 
-  /** The `gth` props every run sends (first runs and resumes alike); undefined when there are none. */
-  #forwardedProps() {
-    /** @type {{ turnId?: string, kernelId?: string }} */
-    const gth = {};
-    if (this.turnId) gth.turnId = this.turnId;
-    if (this.kernelId) gth.kernelId = this.kernelId;
-    /** @type {{ gth?: object, detach?: true }} */
-    const props = {};
-    if (Object.keys(gth).length) props.gth = gth;
-    if (this.detach) props.detach = true; // the run goes on if the connection drops (reattach.js)
-    return Object.keys(props).length ? props : undefined;
-  }
-
   /** Pending calls this browser can answer, from this turn only, each at most once. */
   #callsToAnswer(/** @type {string[]} */ pendingIds) {
-    const msgs = this.agent.messages;
-    let start = this.turnUserId ? msgs.findIndex((/** @type {any} */ m) => m.id === this.turnUserId) : -1;
-    if (start < 0) start = findLastIndex(msgs, (m) => m.role === "user");
-    /** @type {Map<string, any>} */
-    const calls = new Map();
-    const answered = new Set();
-    msgs.forEach((/** @type {any} */ m, /** @type {number} */ i) => {
-      if (m.role === "tool") answered.add(m.toolCallId);
-      if (i > start && m.role === "assistant") for (const tc of m.toolCalls ?? []) calls.set(tc.id, tc);
-    });
-    return pendingIds
-      .map((id) => calls.get(id))
-      .filter((tc) => tc && !this.fulfilled.has(tc.id) && !answered.has(tc.id) && this.registry.has(tc.function?.name));
+    const { fulfilled, registry, turnUserId } = this;
+    return callsToAnswer({ messages: this.agent.messages, turnUserId, pendingIds, fulfilled, registry });
   }
 
-  /** Run the handlers one after another (a camera and a question at once would confuse). */
-  async #runTools(/** @type {any[]} */ calls) {
+  /** Run the handlers of `calls`; Stop aborts the one running and answers none after it. */
+  async #runTools(/** @type {import("./chat/tools.js").ToolCall[]} */ calls) {
     const abort = new AbortController();
     this.toolAbort = abort;
-    const answers = [];
-    for (const call of calls) {
-      if (this.stopped) break;
-      const name = call.function.name;
-      const toolCallId = call.id;
-      this.emit({ type: "tool-run", toolCallId, name, status: "running" });
-      let content;
-      let status = /** @type {"done" | "error"} */ ("done");
-      try {
-        const args = parseArgs(call.function.arguments);
-        const ctx = {
-          toolCallId,
-          toolName: name,
-          signal: abort.signal,
-          ui: this.ui,
-          env: this.env,
-          log: (/** @type {any} */ line) => this.emit({ type: "tool-output", toolCallId, line: String(line) }),
-        };
-        content = toContent(await this.registry.get(name).handler(args, ctx));
-        if (errorOf(content) !== undefined) status = "error";
-      } catch (err) {
-        content = JSON.stringify({ error: /** @type {Error} */ (err)?.message || String(err) });
-        status = "error";
-      }
-      if (this.stopped) {
-        this.emit({ type: "tool-run", toolCallId, name, status: "stopped" });
-        break;
-      }
-      this.fulfilled.add(toolCallId);
-      answers.push({ id: randomUUID(), role: "tool", toolCallId, content });
-      this.emit({ type: "tool-run", toolCallId, name, status, content });
-    }
-    return answers;
+    return runTools(calls, {
+      registry: this.registry,
+      ui: this.ui,
+      env: this.env,
+      signal: abort.signal,
+      fulfilled: this.fulfilled,
+      stopped: () => this.stopped,
+      emit: (e) => this.emit(e),
+    });
   }
-}
-
-/** @param {string | undefined} text */
-function parseArgs(text) {
-  if (!text || !text.trim()) return {};
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new Error(`The tool arguments are not valid JSON: ${/** @type {Error} */ (err).message}`);
-  }
-}
-
-/** @param {any} err */
-function isAbort(err) {
-  return err?.name === "AbortError" || err?.code === "abort";
-}
-
-/** @template T @param {T[]} arr @param {(x: T) => boolean} pred */
-function findLastIndex(arr, pred) {
-  for (let i = arr.length - 1; i >= 0; i--) if (pred(arr[i])) return i;
-  return -1;
 }

@@ -19,9 +19,10 @@ export const CLIENT_TOOL_REASON = "tool_call";
 
 /**
  * The server's copy of a thread (`GET gth/threads/{id}`, or the comm `history` reply): its
- * messages and the interrupts it waits on.
+ * messages, the interrupts it waits on, and its shared state (null when it has none).
  * @param {any} body
- * @returns {{ messages: any[], interrupts: Interrupt[], turns: any[], busy: boolean, run: { runId: string, turnId?: string } | null }}
+ * @returns {{ messages: any[], interrupts: Interrupt[], turns: { turnId: string, done?: boolean }[], busy: boolean,
+ *   run: { runId: string, turnId?: string } | null, state: object | null }}
  */
 export function threadOf(body) {
   const messages = Array.isArray(body?.messages) ? body.messages : [];
@@ -31,7 +32,9 @@ export function threadOf(body) {
   // The run in flight, to re-attach to (`GET gth/runs/{runId}/events`); absent from old servers.
   const runId = body?.run?.runId;
   const run = typeof runId === "string" && runId ? { ...body.run, runId } : null;
-  return { messages, interrupts, turns, busy: Boolean(body?.busy), run };
+  // The shared state (AG-UI STATE_SNAPSHOT), for the event log's state view after a reload.
+  const state = body?.state && typeof body.state === "object" ? body.state : null;
+  return { messages, interrupts, turns, busy: Boolean(body?.busy), run, state };
 }
 
 /** @returns {i is Interrupt} */

@@ -101,13 +101,13 @@ export class TranscriptView {
     }
   }
 
-  /** Show or hide the AG-UI event log (the header toggle, or the `show_event_log` trait). */
   /** Trust these hosts' media (`a2ui.imageHosts`); placeholders from them load now. */
   setMediaHosts(/** @type {unknown} */ hosts) {
     this.media.setHosts(hosts);
     upgradeMedia(this.root, this.media);
   }
 
+  /** Show or hide the AG-UI event log (the header toggle, or the `show_event_log` trait). */
   showLog(/** @type {boolean} */ show) {
     this.logToggle.setAttribute("aria-pressed", String(this.log.toggle(show)));
   }

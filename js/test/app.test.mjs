@@ -1,38 +1,13 @@
+// mount (src/app.js): the wiring of one view. Each part has its own tests (turns, history,
+// mcp, traits in this file); these follow a view from its mount to its cleanup.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mount } from "../src/app.js";
+import { announce } from "../src/order.js";
 import { makeDom } from "../test-support/dom.mjs";
 import { fakeModel } from "../test-support/model.mjs";
+import { fakeServer, testEnv, until } from "../test-support/mount.mjs";
 import { sse, started, finished, text, toolCall } from "../test-support/sse.mjs";
-
-const until = async (cond, what = "condition") => {
-  for (let i = 0; i < 500; i++) {
-    if (cond()) return;
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-};
-
-function server(runScripts) {
-  const requests = [];
-  const fetch = async (url, init = {}) => {
-    requests.push({ url, init });
-    if (url === "/base/gth/health") return Response.json({ status: "ok" });
-    if (url === "/base/gth/threads/t1") {
-      return Response.json({ threadId: "t1", messages: [
-        { id: "u0", role: "user", content: "earlier question" },
-        { id: "a0", role: "assistant", content: "earlier answer" },
-      ] });
-    }
-    if (url === "/base/gth/agents/default/run") {
-      const body = JSON.parse(init.body);
-      const script = runScripts.shift();
-      return new Response(sse(script(body)), { headers: { "Content-Type": "text/event-stream" } });
-    }
-    return new Response("not found", { status: 404 });
-  };
-  return { fetch, requests };
-}
 
 test("mount: http transport, history rehydrated, pending_prompt sent, a user-defined tool answered", async () => {
   const { document } = makeDom();
@@ -45,11 +20,11 @@ test("mount: http transport, history rehydrated, pending_prompt sent, a user-def
       { name: "broken", description: "", js: "this is not js(" },
     ],
   });
-  const { fetch, requests } = server([
+  const { fetch, requests } = fakeServer([
     (b) => [started(b), ...toolCall("c1", "double", { n: 21 }), finished(b, { type: "success", pendingToolCallIds: ["c1"] })],
     (b) => [started(b), ...text("m1", "It is **42**."), finished(b)],
   ]);
-  const cleanup = mount({ model, el, css: ".gth-root{}", env: { fetch, location: { protocol: "http:" }, raf: (cb) => setTimeout(cb, 0) } });
+  const cleanup = mount({ model, el, css: ".gth-root{}", env: testEnv(fetch) });
   assert.equal(el.querySelector("style").textContent, ".gth-root{}");
   assert.equal(el.querySelector(".gth-model").textContent, "gth-demo (offline)");
   assert.equal(el.querySelector(".gth-badge-offline").hidden, false);
@@ -97,7 +72,7 @@ test("mount: comm transport when the server route is missing", async () => {
     },
   });
   const fetch = async () => new Response("nope", { status: 404, headers: { "Content-Type": "text/html" } });
-  const cleanup = mount({ model, el, env: { fetch, location: { protocol: "http:" }, raf: (cb) => setTimeout(cb, 0) } });
+  const cleanup = mount({ model, el, env: testEnv(fetch) });
   await until(() => !el.querySelector(".gth-send").disabled, "ready");
   assert.equal(el.querySelector(".gth-root").dataset.transport, "comm");
   // The kernel keeps many threads: the history request names the widget's.
@@ -113,8 +88,8 @@ test("mount: show_event_log (%gth --log) opens the event log, and follows the tr
   const { document } = makeDom();
   const el = document.createElement("div");
   const model = fakeModel({ thread_id: "t1", transport: "auto", base_url: "/base/", client_tools: [], show_event_log: true });
-  const { fetch } = server([]);
-  const cleanup = mount({ model, el, env: { fetch, location: { protocol: "http:" }, raf: (cb) => setTimeout(cb, 0) } });
+  const { fetch } = fakeServer([]);
+  const cleanup = mount({ model, el, env: testEnv(fetch) });
   assert.equal(el.querySelector(".gth-eventlog").hidden, false);
   assert.equal(el.querySelector(".gth-log-toggle").getAttribute("aria-pressed"), "true");
   model.set("show_event_log", false);
@@ -124,57 +99,27 @@ test("mount: show_event_log (%gth --log) opens the event log, and follows the tr
   cleanup();
 });
 
-test("mount: an MCP server the agent skipped is a notice, also when it is learnt after the first run", async () => {
+test("mount: cleanup stops every part (trait listeners, the queued prompt, the page's news) and removes the view", async () => {
   const { document } = makeDom();
   const el = document.createElement("div");
-  document.body.append(el);
-  const model = fakeModel({ thread_id: "t1", agent: "default", transport: "auto", base_url: "/base/", model_label: "x", pending_prompt: "" });
-  let infoCalls = 0;
-  const base = server([(b) => [started(b), ...text("m1", "hi"), finished(b)]]);
-  const fetch = async (url, init = {}) => {
-    if (url === "/base/gth/info") {
-      infoCalls += 1;
-      // Before the first run the servers are still connecting; after it one has failed.
-      const status = infoCalls === 1 ? "pending" : "error";
-      const notices = infoCalls === 1 ? [] : ["MCP server 'files' was skipped: <b>boom</b>"];
-      return Response.json({ a2ui: { imageHosts: [] }, mcp: { servers: { files: { status } }, notices } });
-    }
-    return base.fetch(url, init);
-  };
-  const cleanup = mount({ model, el, css: "", env: { fetch, location: { protocol: "http:" }, raf: (cb) => setTimeout(cb, 0) } });
-  await until(() => !el.querySelector(".gth-send").disabled, "ready");
-  assert.equal([...el.querySelectorAll(".gth-note-warning")].length, 0);
-  model.set("pending_prompt", "hello");
-  await until(() => el.querySelector(".gth-note-warning"), "notice");
-  const notes = [...el.querySelectorAll(".gth-note-warning")];
-  assert.equal(notes.length, 1);
-  assert.equal(notes[0].textContent.includes("<b>boom</b>"), true); // shown as text, never as HTML
-  assert.equal(notes[0].querySelector("b"), null);
+  const model = fakeModel({ thread_id: "t1", transport: "auto", base_url: "/base/", client_tools: [], pending_prompt: "" });
+  const { fetch, requests } = fakeServer([]);
+  const cleanup = mount({ model, el, env: testEnv(fetch) });
+  await until(() => el.querySelector(".gth-root").dataset.ready === "true", "ready");
+  for (const name of ["change:model_label", "change:offline", "change:show_event_log", "change:pending_prompt"]) {
+    assert.equal(model.listenerCount(name), 1, name);
+  }
+  const before = requests.length;
+  announce("t1", "another view"); // a run on the thread ended elsewhere: the thread is asked again
+  assert.deepEqual(requests.slice(before).map((r) => r.url), ["/base/gth/threads/t1"]);
   cleanup();
-});
-
-test("mount: an MCP server waiting for OAuth gets a sign-in button (http(s) pages only)", async () => {
-  const { document } = makeDom();
-  const el = document.createElement("div");
-  document.body.append(el);
-  const model = fakeModel({ thread_id: "t1", agent: "default", transport: "auto", base_url: "/base/", model_label: "x", pending_prompt: "" });
-  const base = server([]);
-  const fetch = async (url, init = {}) => {
-    if (url === "/base/gth/info") {
-      return Response.json({ mcp: { notices: [], servers: {
-        docs: { status: "needs_authorization", authorizationUrl: "https://auth.example/authorize?state=s1" },
-        evil: { status: "needs_authorization", authorizationUrl: "javascript:alert(1)" },
-      } } });
-    }
-    return base.fetch(url, init);
-  };
-  const cleanup = mount({ model, el, css: "", env: { fetch, location: { protocol: "http:" }, raf: (cb) => setTimeout(cb, 0) } });
-  await until(() => el.querySelector(".gth-oauth-button"), "sign-in button");
-  const buttons = [...el.querySelectorAll(".gth-oauth-button")];
-  assert.equal(buttons.length, 1);
-  assert.equal(buttons[0].getAttribute("href"), "https://auth.example/authorize?state=s1");
-  assert.equal(buttons[0].getAttribute("target"), "_blank");
-  assert.equal(buttons[0].getAttribute("rel"), "noopener noreferrer");
-  assert.match(buttons[0].textContent, /docs/);
-  cleanup();
+  for (const name of ["change:model_label", "change:offline", "change:show_event_log", "change:pending_prompt"]) {
+    assert.equal(model.listenerCount(name), 0, name);
+  }
+  assert.equal(el.querySelector(".gth-root"), null);
+  // `%gth` alone no longer follows the thread: news of a run on it asks the server nothing
+  // (while mounted, the same news asked for the thread at once: see above).
+  const asked = requests.length;
+  announce("t1", "another view");
+  assert.equal(requests.length, asked);
 });

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { ChatController } from "../src/chat.js";
 import { FrameTracker, ReplayFilter, resumableFetch, runIdOf } from "../src/reattach.js";
 import { createRegistry } from "../src/tools/registry.js";
-import { mount, runToFollow } from "../src/app.js";
+import { mount } from "../src/app.js";
 import { makeDom } from "../test-support/dom.mjs";
 import { fakeModel } from "../test-support/model.mjs";
 
@@ -186,7 +186,7 @@ test("no re-attach when the events are gone (410 events_expired): the refusal is
 test("a server that does not number its frames is not re-attached to: the break is an error", async () => {
   const plain = enc.encode(FRAMES.slice(0, 8).map((f) => f.text.replace(/^id: \d+\n/, "")).join(""));
   const requests = [];
-  const fetch = async (url, init = {}) => {
+  const fetch = async (url) => {
     requests.push(url);
     if (url.endsWith("/run")) return streamResponse([plain], { fail: new TypeError("network error") });
     return new Response("not found", { status: 404 });
@@ -326,19 +326,6 @@ test("reattach: a run the server no longer has resolves 'gone' and says nothing"
   assert.equal(await chat.reattach("run-x"), "gone");
   assert.equal(events.filter((e) => e.type === "error").length, 0);
   assert.equal(chat.running, false);
-});
-
-test("runToFollow: a cell follows its own turn's run; the whole-thread view only a run no cell owns", () => {
-  const run = { runId: "r1" };
-  assert.equal(runToFollow({ run: null, turns: [] }, ""), null);
-  assert.equal(runToFollow({ run, turns: [] }, ""), "r1"); // a Session's run, say
-  assert.equal(runToFollow({ run, turns: [{ turnId: "a", done: true }] }, ""), "r1");
-  assert.equal(runToFollow({ run, turns: [{ turnId: "a", done: false }] }, ""), null);
-  assert.equal(runToFollow({ run: { runId: "r1", turnId: "a" }, turns: [] }, ""), null);
-  assert.equal(runToFollow({ run, turns: [{ turnId: "a", done: true }, { turnId: "b", done: false }] }, "b"), "r1");
-  assert.equal(runToFollow({ run, turns: [{ turnId: "a", done: true }, { turnId: "b", done: false }] }, "a"), null);
-  assert.equal(runToFollow({ run: { runId: "r1", turnId: "a" }, turns: [] }, "a"), "r1");
-  assert.equal(runToFollow({ run: { runId: "r1", turnId: "b" }, turns: [{ turnId: "a", done: false }] }, "a"), null);
 });
 
 test("mount after a reload mid-run: the transcript shows every message once, the answer whole, then idle", async () => {
