@@ -22,8 +22,10 @@ if [ ! -x .venv/bin/uv ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check uv
 fi
 
-# The widget bundle: npm install once, build every time (cheap, and never stale).
-(cd js && { [ -d node_modules ] || npm install --no-audit --no-fund --loglevel=error; } && npm run --silent build)
+# The widget bundle: npm install when node_modules is missing or older than the lockfile (a
+# pull that added a package: npm writes node_modules/.package-lock.json last), build every
+# time (cheap, and never stale).
+(cd js && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm install --no-audit --no-fund --loglevel=error; } && npm run --silent build)
 
 .venv/bin/uv pip install -q --python .venv/bin/python -e ".[${EXTRAS}]"
 

@@ -6,13 +6,16 @@
 import MarkdownIt from "markdown-it";
 import { MediaPolicy, activateMedia, escapeHtml, hostOf, mediaHtml, safeLinkUrl } from "./media.js";
 
-/** @typedef {import("./media.js").MediaPolicy} Policy */
+/**
+ * @typedef {import("./media.js").MediaPolicy} Policy
+ * @typedef {import("markdown-it").RendererRule} RendererRule
+ */
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false, typographer: false });
 
 // Which URLs become link or image tokens at all (markdown-it normalises them first); the rules
 // below decide what each may do. Anything else stays as text.
-md.validateLink = (url) => /^(https?:|mailto:|data:image\/)/i.test(String(url).trim());
+md.validateLink = (/** @type {string} */ url) => /^(https?:|mailto:|data:image\/)/i.test(String(url).trim());
 
 /** A link target: an absolute http(s) URL (see media.js) or mailto:, else null. */
 function linkHref(/** @type {string} */ href) {
@@ -27,9 +30,10 @@ function claimedHost(/** @type {string} */ text) {
   return hostOf(/^https?:\/\//i.test(t) ? t : `http://${t}`);
 }
 
+/** @type {RendererRule} */
 md.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
   const token = tokens[idx];
-  const href = linkHref(token.attrGet("href") || "");
+  const href = linkHref(String(token.attrGet("href") ?? ""));
   if (!href) {
     // data: and anything not http(s)/mailto: an inert <a> (its text stays, nothing to follow).
     token.attrs = [];
@@ -49,16 +53,20 @@ md.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
   return self.renderToken(tokens, idx, options);
 };
 
+/** @type {RendererRule} */
 md.renderer.rules.link_close = (tokens, idx, options, _env, self) => {
   const real = tokens[idx].meta?.realHost;
   const html = self.renderToken(tokens, idx, options);
   return real ? `${html}<span class="gth-link-host" title="The link goes to ${escapeHtml(real)}">(${escapeHtml(real)})</span>` : html;
 };
 
+/** @type {RendererRule} */
 md.renderer.rules.image = (tokens, idx, _options, env) => {
   const token = tokens[idx];
   const alt = token.children?.map((t) => t.content).join("") || "";
-  return mediaHtml(token.attrGet("src") || "", { kind: "image", alt, policy: env?.policy });
+  // `env` is what renderMarkdown passes: `{policy}`.
+  const policy = /** @type {Policy | undefined} */ (env?.policy);
+  return mediaHtml(String(token.attrGet("src") ?? ""), { kind: "image", alt, policy });
 };
 
 /** Markdown source to safe HTML; images follow `policy` (default: no trusted host). */
@@ -145,13 +153,14 @@ export class MarkdownStream {
     this.cut = 0;
     /** @type {ChildNode[]} the nodes after the cut */
     this.tail = [];
-    this.#resetBoxes();
-  }
-
-  #resetBoxes() {
     /** @type {HTMLElement | null} the box kept blocks go into (null: the element itself) */
     this.box = null;
     /** kept blocks in `box` (or, before the first box, in the element) */
+    this.boxBlocks = 0;
+  }
+
+  #resetBoxes() {
+    this.box = null;
     this.boxBlocks = 0;
   }
 

@@ -1,7 +1,10 @@
 // Fakes for the run endpoint: SSE frames replayed through a fetch-compatible function.
 
-export const sse = (events) => events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("");
+/** @typedef {Record<string, any>} AguiEvent an AG-UI event, as the server sends it */
 
+export const sse = (/** @type {AguiEvent[]} */ events) => events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("");
+
+/** @param {AguiEvent[]} events @param {{ status?: number }} [opts] */
 export function sseResponse(events, { status = 200 } = {}) {
   const bytes = new TextEncoder().encode(sse(events));
   const body = new ReadableStream({
@@ -16,11 +19,15 @@ export function sseResponse(events, { status = 200 } = {}) {
   return new Response(body, { status, headers: { "Content-Type": "text/event-stream" } });
 }
 
-/** A fetch that answers the n-th request with scripts[n](body) -> events | Response. */
+/**
+ * A fetch that answers the n-th request with scripts[n](body) -> events | Response.
+ * @param {((body: any, init: RequestInit) => AguiEvent[] | Response | Promise<AguiEvent[] | Response>)[]} scripts
+ */
 export function scriptedFetch(scripts) {
+  /** @type {{ url: string, init: RequestInit, body: any }[]} */
   const requests = [];
-  const fetch = async (url, init) => {
-    const body = JSON.parse(init.body);
+  const fetch = async (/** @type {string} */ url, /** @type {RequestInit} */ init) => {
+    const body = JSON.parse(String(init.body));
     requests.push({ url, init, body });
     const script = scripts[requests.length - 1];
     if (!script) throw new Error(`unexpected request #${requests.length}`);
@@ -30,13 +37,17 @@ export function scriptedFetch(scripts) {
   return { fetch, requests };
 }
 
-export const started = (b) => ({ type: "RUN_STARTED", threadId: b.threadId, runId: b.runId });
+/** @typedef {{ threadId: string, runId: string }} RunBody the RunAgentInput a run was posted with */
+
+export const started = (/** @type {RunBody} */ b) => ({ type: "RUN_STARTED", threadId: b.threadId, runId: b.runId });
+/** @param {RunBody} b @param {object} [outcome] */
 export const finished = (b, outcome) => ({ type: "RUN_FINISHED", threadId: b.threadId, runId: b.runId, ...(outcome ? { outcome } : {}) });
-export const text = (id, s) => [
+export const text = (/** @type {string} */ id, /** @type {string} */ s) => [
   { type: "TEXT_MESSAGE_START", messageId: id, role: "assistant" },
   { type: "TEXT_MESSAGE_CONTENT", messageId: id, delta: s },
   { type: "TEXT_MESSAGE_END", messageId: id },
 ];
+/** @param {string} id @param {string} name @param {unknown} args @param {string} [parentMessageId] */
 export const toolCall = (id, name, args, parentMessageId) => [
   { type: "TOOL_CALL_START", toolCallId: id, toolCallName: name, ...(parentMessageId ? { parentMessageId } : {}) },
   { type: "TOOL_CALL_ARGS", toolCallId: id, delta: JSON.stringify(args) },

@@ -45,6 +45,6 @@ export class ActivityStore {
 function newOperations(/** @type {any} */ before, /** @type {any} */ after) {
   const next = Array.isArray(after?.a2ui_operations) ? after.a2ui_operations : [];
   const prev = Array.isArray(before?.a2ui_operations) ? before.a2ui_operations : [];
-  const grew = prev.length <= next.length && prev.every((op, i) => JSON.stringify(op) === JSON.stringify(next[i]));
+  const grew = prev.length <= next.length && prev.every((/** @type {unknown} */ op, /** @type {number} */ i) => JSON.stringify(op) === JSON.stringify(next[i]));
   return grew ? next.slice(prev.length) : next;
 }

@@ -11,6 +11,15 @@ import { resolve, resolveText } from "./resolve.js";
 /** @typedef {import("./normalize.js").Component} Component */
 /** @typedef {import("./resolve.js").Scope} Scope */
 
+/**
+ * `table[key]` when the table has that key itself: a resolved value is the agent's, and may be
+ * anything ("constructor" must not find Object's).
+ * @template T @param {Record<string, T>} table @param {unknown} key @returns {T | undefined}
+ */
+function pick(table, key) {
+  return typeof key === "string" && Object.prototype.hasOwnProperty.call(table, key) ? table[key] : undefined;
+}
+
 const JUSTIFY = { start: "flex-start", center: "center", end: "flex-end", spaceBetween: "space-between", spaceAround: "space-around", spaceEvenly: "space-evenly", stretch: "stretch" };
 const ALIGN = { start: "flex-start", center: "center", end: "flex-end", stretch: "stretch" };
 const HEADINGS = { h1: "h1", h2: "h2", h3: "h3", h4: "h4", h5: "h5" };
@@ -46,8 +55,8 @@ function el(doc, tag, cls) {
 function container(c, scope, ctx, anc, depth, cls = "") {
   const node = el(ctx.doc, "div", cls);
   const p = c.props;
-  const justify = /** @type {any} */ (JUSTIFY)[resolve(p.justify, scope)];
-  const align = /** @type {any} */ (ALIGN)[resolve(p.align, scope)];
+  const justify = pick(JUSTIFY, resolve(p.justify, scope));
+  const align = pick(ALIGN, resolve(p.align, scope));
   if (justify) node.style.justifyContent = justify;
   if (align) node.style.alignItems = align;
   ctx.fillChildren(node, p.children, scope, anc, depth);
@@ -76,9 +85,10 @@ function media(c, scope, ctx, kind) {
 export const DISPLAY = {
   Text(/** @type {Component} */ c, /** @type {Scope} */ scope, /** @type {any} */ ctx) {
     const variant = String(resolve(c.props.variant, scope) ?? "body");
-    const heading = /** @type {any} */ (HEADINGS)[variant];
+    const heading = pick(HEADINGS, variant);
     const node = el(ctx.doc, heading || (variant === "caption" ? "span" : "div"));
     node.dataset.variant = variant;
+    /** @type {string | null} */
     let shown = null;
     ctx.bind(node, () => {
       const text = resolveText(c.props.text, scope);
@@ -92,7 +102,7 @@ export const DISPLAY = {
 
   Image(/** @type {Component} */ c, /** @type {Scope} */ scope, /** @type {any} */ ctx) {
     const node = media(c, scope, ctx, "image");
-    const fit = /** @type {any} */ (FIT)[resolve(c.props.fit, scope)];
+    const fit = pick(FIT, resolve(c.props.fit, scope));
     if (fit) node.style.setProperty("--gth-fit", fit);
     const variant = resolve(c.props.variant, scope);
     if (typeof variant === "string") node.dataset.variant = variant;
@@ -111,7 +121,7 @@ export const DISPLAY = {
       const key = JSON.stringify(name ?? null);
       if (key === shown) return;
       shown = key;
-      const svgPath = name && typeof name === "object" ? name.svgPath : undefined;
+      const svgPath = name && typeof name === "object" ? /** @type {{ svgPath?: unknown }} */ (name).svgPath : undefined;
       if (typeof svgPath === "string") {
         if (!PATH_DATA.test(svgPath)) throw new Error("The icon's svgPath is not SVG path data.");
         node.dataset.icon = "svgPath";
@@ -131,7 +141,7 @@ export const DISPLAY = {
       const text = typeof name === "string" ? name : "";
       node.dataset.icon = text;
       node.setAttribute("aria-label", text);
-      node.textContent = Object.prototype.hasOwnProperty.call(ICONS, text) ? /** @type {any} */ (ICONS)[text] : "•";
+      node.textContent = pick(ICONS, text) ?? "•";
     });
     return node;
   },

@@ -72,6 +72,7 @@ class Parser {
     this.i = 0;
   }
 
+  /** @returns {never} */
   fail(/** @type {string} */ what) {
     throw new ExpressionError(`${what} at character ${this.i} of the template.`);
   }

@@ -148,7 +148,7 @@ export function normalize(input, store = new SurfaceStore()) {
   const applied = store.applyAll(parsed.messages);
   return {
     store,
-    surfaces: [...applied.touched].map((id) => store.surfaces.get(id)).filter(Boolean),
+    surfaces: [...applied.touched].map((id) => store.surfaces.get(id)).filter(/** @returns {s is Surface} */ (s) => s !== undefined),
     deleted: [...applied.deleted],
     errors: [...parsed.errors.map((e) => e.message), ...applied.errors],
   };

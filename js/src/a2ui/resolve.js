@@ -16,7 +16,7 @@ import { getAt } from "./pointer.js";
 
 const MAX_CALL_DEPTH = 8;
 
-/** The value of a literal / `{path}` / `{call}`. */
+/** The value of a literal / `{path}` / `{call}`. @returns {unknown} */
 export function resolve(/** @type {any} */ v, /** @type {Scope} */ scope, depth = 0) {
   if (!v || typeof v !== "object" || Array.isArray(v)) return v;
   if (typeof v.path === "string") return getAt(scope.surface.data, v.path, scope.base);
@@ -35,6 +35,7 @@ export function resolveText(/** @type {any} */ v, /** @type {Scope} */ scope) {
  * Run a `{call, args}` in `scope`: each argument resolved (the items of a list too), then the
  * catalog function. `extra` adds to the environment (openUrl, while a click runs an action).
  * @param {any} v @param {Scope} scope @param {Partial<Env>} [extra]
+ * @returns {unknown}
  */
 export function callFunction(v, scope, extra = {}, depth = 1) {
   if (depth > MAX_CALL_DEPTH) throw new Error("Function calls are nested too deeply.");

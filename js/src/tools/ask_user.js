@@ -19,7 +19,7 @@ export const askUserTool = {
     const question = typeof args?.question === "string" ? args.question.trim() : "";
     if (!question) throw new Error("ask_user needs a non-empty 'question'.");
     const choices = Array.isArray(args?.choices)
-      ? args.choices.filter((c) => typeof c === "string" || typeof c === "number").map(String).slice(0, 20)
+      ? args.choices.filter((/** @type {unknown} */ c) => typeof c === "string" || typeof c === "number").map(String).slice(0, 20)
       : [];
     if (!ctx?.ui?.ask) throw new Error("This view cannot ask questions.");
     const answer = await ctx.ui.ask({ toolCallId: ctx.toolCallId, question, choices, signal: ctx.signal });

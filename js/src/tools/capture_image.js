@@ -79,7 +79,7 @@ export async function captureImage(ctx = {}, env = {}) {
   }
 }
 
-/** Scale (w, h) so the long edge is at most `max`. */
+/** Scale (w, h) so the long edge is at most `max`. @param {number} w @param {number} h @param {number} max */
 export function fitLongEdge(w, h, max) {
   const long = Math.max(w, h) || 1;
   const k = Math.min(1, max / long);
@@ -125,7 +125,7 @@ function describe(err) {
   }
 }
 
-/** Resolve once the video element has a decoded frame with a size. */
+/** Resolve once the video element has a decoded frame with a size. @param {HTMLVideoElement} video */
 function waitForFrame(video) {
   return new Promise((resolve) => {
     const ready = () => video.readyState >= 2 && video.videoWidth > 0 && video.videoHeight > 0;

@@ -17,6 +17,7 @@ const COLUMNS_CHARS = 120;
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 // IPython colours its tracebacks; the escapes would show as noise in a <pre>.
+// eslint-disable-next-line no-control-regex -- ESC (\x1b) starts each colour code: it is what is matched
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
 /** The result as an object, or null when it is not a JSON object. */
@@ -113,7 +114,7 @@ const ranOn = (/** @type {any} */ v) => (typeof v.ranOn === "string" ? { ranOn: 
 /** `list_variables`: a table of the kernel's variables, and where the page ends. */
 export function renderVariables(/** @type {Document} */ doc, /** @type {any} */ v) {
   if (!Array.isArray(v?.variables)) return null;
-  const vars = v.variables.filter((x) => x && typeof x === "object");
+  const vars = /** @type {any[]} the server's JSON */ (v.variables).filter((x) => x && typeof x === "object");
   const rows = vars.map((x) => {
     const cols = Array.isArray(x.columns) ? columnsText(x.columns) : { text: "", full: "" };
     return [
@@ -140,8 +141,11 @@ export function renderVariables(/** @type {Document} */ doc, /** @type {any} */ 
 /** A pandas split table (`{columns, index, data}`; a Series' `{index, data}` has one column). */
 function splitTable(/** @type {Document} */ doc, /** @type {string} */ cls, /** @type {any} */ t, /** @type {string} */ caption, /** @type {string} */ name) {
   if (!t || typeof t !== "object" || !Array.isArray(t.data)) return null;
+  /** @type {unknown[]} */
   const columns = Array.isArray(t.columns) ? t.columns : [name || "value"];
-  const data = t.data.map((/** @type {any} */ r) => (Array.isArray(r) && Array.isArray(t.columns) ? r : [r]));
+  /** @type {unknown[][]} rows of cells */
+  const data = t.data.map((/** @type {unknown} */ r) => (Array.isArray(r) && Array.isArray(t.columns) ? r : [r]));
+  /** @type {unknown[]} */
   const index = Array.isArray(t.index) ? t.index : data.map((_, i) => i);
   const cols = columns.slice(0, MAX_COLS);
   const rows = data.slice(0, MAX_ROWS).map((r, i) => [

@@ -14,7 +14,7 @@ export const TOOL_OUTPUT_EVENT = "gth.tool_output";
 /**
  * @typedef {import("../interrupts.js").ResumeEntry} ResumeEntry
  * @typedef {import("./checklist.js").ChecklistItem} ChecklistItem
- * @typedef {{ name: string, args: string, seq: number }} LiveCall
+ * @typedef {{ name: typeof CHECKLIST_TOOL | typeof STATUS_TOOL, args: string, seq: number }} LiveCall
  * @typedef {{ doc: Document, root: any, composer: { el: any }, frames: import("./frame.js").FrameScheduler,
  *   cards: Map<string, import("./toolcard.js").ToolCard>, append: (node: any) => void,
  *   cardFor: (id: string | undefined, name: string) => import("./toolcard.js").ToolCard }} Host

@@ -122,7 +122,7 @@ export class SequenceDiagram {
   /** The diagram as a standalone SVG file, with the colours in use written into it. */
   svgText() {
     this.frames.flush();
-    const copy = this.svg.cloneNode(true);
+    const copy = /** @type {typeof this.svg} a deep clone is an element like it */ (this.svg.cloneNode(true));
     copy.setAttributeNS?.(XMLNS, "xmlns", SVG);
     const win = this.doc.defaultView;
     if (win?.getComputedStyle) {
