@@ -213,3 +213,22 @@ test("Tabs and Modal work locally", () => {
   click(window, el.querySelector(".gth-a2ui-modal-trigger"));
   assert.equal(content.hidden, false);
 });
+
+test("a style name the catalog does not have is ignored, also one an Object has (constructor, toString)", () => {
+  const { el } = mount(
+    v9("s", [
+      { id: "root", component: "Column", children: ["t", "row", "i"], justify: "constructor", align: "toString" },
+      { id: "t", component: "Text", text: "Title", variant: "constructor" },
+      { id: "row", component: "Row", children: [], justify: "center" },
+      { id: "i", component: "Icon", name: "constructor" },
+    ]),
+  );
+  const root = el.querySelector("[data-component-id=root]");
+  assert.equal(root.style.justifyContent, "");
+  assert.equal(root.style.alignItems, "");
+  const title = el.querySelector("[data-component-id=t]");
+  assert.equal(title.tagName, "DIV"); // a body text, not a heading
+  assert.equal(title.textContent, "Title");
+  assert.equal(el.querySelector("[data-component-id=row]").style.justifyContent, "center");
+  assert.equal(el.querySelector("[data-component-id=i]").textContent, "•");
+});
