@@ -40,7 +40,6 @@ import asyncio
 import contextlib
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -62,6 +61,7 @@ from stream_overhead import (
     Server,
     _drain,
     _stop,
+    _wait_ready,
     check_text_run,
     free_port,
     library_versions,
@@ -203,17 +203,12 @@ def services() -> Iterator[tuple[str | None, str | None, str]]:
 
 @contextlib.contextmanager
 def fresh_database(admin: str) -> Iterator[str]:
-    import psycopg
+    """A new database for one batch, dropped afterwards: the test suite's helper."""
+    if str(ROOT) not in sys.path:  # run as `python bench/load.py`: bench/ is on the path
+        sys.path.insert(0, str(ROOT))
+    from tests.services import fresh_database as fresh
 
-    name = f"gth_load_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    base, _, _ = admin.rpartition("/")
-    try:
-        yield f"{base}/{name}"
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    yield from fresh(admin, prefix="gth_load_")
 
 
 @dataclass
@@ -313,23 +308,6 @@ def server_config(s: Settings, runs: int) -> dict[str, Any]:
     responses = [script_text(s.tokens)] * runs
     llm = {"type": "fake", "tokenDelayMs": s.delay_ms, "responses": responses}
     return {"llm": llm, "builtInTools": []}
-
-
-async def _wait_ready(process: asyncio.subprocess.Process, log: deque[str], prefix: str) -> str:
-    assert process.stdout is not None
-    while True:
-        line = (await process.stdout.readline()).decode(errors="replace")
-        if not line:
-            await process.wait()
-            raise BenchError(
-                f"the server exited with code {process.returncode} before it was ready: "
-                + " | ".join(list(log)[-8:])
-            )
-        log.append(line.rstrip())
-        if line.startswith(prefix):
-            found = re.search(r"http://\S+", line)
-            assert found is not None
-            return found.group(0)
 
 
 @contextlib.asynccontextmanager

@@ -265,7 +265,11 @@ async def _drain(stream: asyncio.StreamReader | None, log: deque[str]) -> None:
         log.append(line.decode(errors="replace").rstrip())
 
 
-async def _wait_ready(process: asyncio.subprocess.Process, log: deque[str]) -> str:
+async def _wait_ready(
+    process: asyncio.subprocess.Process, log: deque[str], prefix: str = READY_PREFIX
+) -> str:
+    """The URL of the server's ready line (the first line starting ``prefix``); the lines
+    before it go to ``log``."""
     assert process.stdout is not None
     while True:
         line = (await process.stdout.readline()).decode(errors="replace")
@@ -276,7 +280,7 @@ async def _wait_ready(process: asyncio.subprocess.Process, log: deque[str]) -> s
                 + "\n".join(log)
             )
         log.append(line.rstrip())
-        if line.startswith(READY_PREFIX):
+        if line.startswith(prefix):
             found = re.search(r"http://\S+", line)
             assert found is not None
             return found.group(0)

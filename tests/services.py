@@ -57,11 +57,11 @@ def admin_url() -> str:
     return service_url(DB_VAR, "PostgreSQL")
 
 
-def fresh_database(admin: str) -> Iterator[str]:
-    """A new, empty database on the test server; dropped afterwards."""
+def fresh_database(admin: str, prefix: str = "gth_test_") -> Iterator[str]:
+    """A new, empty database on the test server; dropped afterwards (also by bench/load.py)."""
     import psycopg
 
-    name = f"gth_test_{uuid.uuid4().hex[:12]}"
+    name = f"{prefix}{uuid.uuid4().hex[:12]}"
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     base, _, _ = admin.rpartition("/")

@@ -24,7 +24,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,9 +76,16 @@ def fake_config(responses: Sequence[Any], record_path: Path) -> dict[str, Any]:
     }
 
 
-def write_config(folder: Path, responses: Sequence[Any], record_path: Path) -> None:
+def write_config(
+    folder: Path,
+    responses: Sequence[Any],
+    record_path: Path,
+    extra: Mapping[str, Any] | None = None,
+) -> None:
+    """The scripted model's configuration, with ``extra``'s top-level keys over it (tools,
+    approvals, MCP servers, ...)."""
     folder.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(fake_config(responses, record_path), indent=1)
+    text = json.dumps({**fake_config(responses, record_path), **(extra or {})}, indent=1)
     (folder / ".gsloth.config.json").write_text(text, encoding="utf-8")
 
 
@@ -154,10 +161,13 @@ class JupyterServer:
         home: Path,
         scripts: Mapping[str, Sequence[Any]],
         config: Mapping[str, Any] | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> None:
         assert app in APPS, app
         # A whole configuration (the shipped demo, say) instead of the scripted model's.
         self.config = dict(config) if config is not None else None
+        # Or keys over the scripted model's configuration (see write_config).
+        self.extra = dict(extra or {})
         # Threads in memory, unless a test needs the kernel to share them (Session).
         self.checkpointer = "memory"
         self.app = app
@@ -209,7 +219,7 @@ class JupyterServer:
         self.generation += 1
         self.record_path = self.home / f"calls-{self.generation}.jsonl"
         if self.config is None:
-            write_config(self.root, responses, self.record_path)
+            write_config(self.root, responses, self.record_path, self.extra)
         else:
             (self.root / ".gsloth.config.json").write_text(json.dumps(self.config))
         self._write_settings()
@@ -325,6 +335,19 @@ class JupyterServer:
         if self.app == "lab":
             return f"{self.base_url}lab/tree/{rel_path}?reset&token={self.token}"
         return f"{self.base_url}notebooks/{rel_path}?token={self.token}"
+
+
+@contextlib.contextmanager
+def serving(server: JupyterServer, log_name: str) -> Iterator[JupyterServer]:
+    """``server`` for a module's tests (each starts it when it first needs it); stopped at the
+    end, its log kept as ``test-artifacts/browser/<log_name>-server.log``."""
+    try:
+        yield server
+    finally:
+        server.stop()
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):
+            (ARTIFACTS / f"{log_name}-server.log").write_text(server.log_tail(2_000_000))
 
 
 class NotebookPage:

@@ -21,6 +21,7 @@ from browser_harness import (
     CHROMIUM_ARGS,
     JupyterServer,
     NotebookPage,
+    serving,
     slug,
 )
 
@@ -72,21 +73,25 @@ def chromium() -> Iterator[Any]:
 def jupyter(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, chromium: Any
 ) -> Iterator[JupyterServer]:
-    """``jupyter lab`` / ``jupyter notebook`` on the module's ``SCRIPTS`` (see the harness), or
-    on its whole ``CONFIG`` where it has one."""
-    scripts = getattr(request.module, "SCRIPTS", {"default": []})
+    """``jupyter lab`` / ``jupyter notebook`` for the module, as its names say:
+
+    - ``SCRIPTS``: the scripted model's responses, one block per test (see the harness);
+    - ``EXTRA_CONFIG``: keys over the scripted model's configuration (tools, approvals, MCP
+      servers), or ``extra_config(request)`` returning them where they depend on another
+      fixture (a URL);
+    - ``CONFIG``: a whole configuration instead (the shipped demo);
+    - ``CHECKPOINTER``: where threads are kept (default ``memory``)."""
+    module = request.module
+    extra = getattr(module, "EXTRA_CONFIG", None)
+    if hasattr(module, "extra_config"):
+        extra = module.extra_config(request)
+    scripts = getattr(module, "SCRIPTS", {"default": []})
     home = tmp_path_factory.mktemp(f"jupyter-{request.param}")
     # Started by the first test that needs it, from that test's block of the script.
-    server = JupyterServer(request.param, home, scripts, getattr(request.module, "CONFIG", None))
-    server.checkpointer = getattr(request.module, "CHECKPOINTER", "memory")
-    try:
+    server = JupyterServer(request.param, home, scripts, getattr(module, "CONFIG", None), extra)
+    server.checkpointer = getattr(module, "CHECKPOINTER", "memory")
+    with serving(server, f"{slug(module.__name__)}-{request.param}"):
         yield server
-    finally:
-        server.stop()
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(OSError):
-            name = f"{slug(request.module.__name__)}-{request.param}-server.log"
-            (ARTIFACTS / name).write_text(server.log_tail(2_000_000))
 
 
 @pytest.fixture

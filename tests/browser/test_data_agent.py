@@ -12,23 +12,20 @@ Chromium.
 from __future__ import annotations
 
 import base64
-import contextlib
 import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import browser_harness
 import pytest
 from browser_harness import (
     APPS,
-    ARTIFACTS,
     CHROMIUM,
     STEP_MS,
     JupyterServer,
     NotebookPage,
-    fake_config,
+    serving,
     slug,
     write_notebook,
 )
@@ -78,32 +75,20 @@ SERVER_OF = {
 }
 
 
-def write_fake_config(folder: Path, responses: Any, record_path: Path) -> None:
-    """The harness's scripted model, with the kernel tools turned on."""
-    config = {**fake_config(responses, record_path), "builtInTools": KERNEL_TOOLS}
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / ".gsloth.config.json").write_text(json.dumps(config, indent=1), "utf-8")
-
-
 @pytest.fixture(scope="module", params=APPS)
 def servers(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, chromium: Any
 ) -> Iterator[dict[str, JupyterServer]]:
-    """Two servers per app, each started by the first test that needs it."""
+    """Two servers per app, each started by the first test that needs it: the shipped demo
+    configuration, and the scripted model with the kernel tools turned on."""
     home = tmp_path_factory.mktemp(f"jupyter-data-{request.param}")
     demo = JupyterServer(request.param, home / "demo", {"default": []}, DEMO_CONFIG)
-    fake = JupyterServer(request.param, home / "fake", SCRIPTS)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(browser_harness, "write_config", write_fake_config)
-        try:
-            yield {"demo": demo, "fake": fake}
-        finally:
-            ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            for kind, server in (("demo", demo), ("fake", fake)):
-                server.stop()
-                with contextlib.suppress(OSError):
-                    name = f"{slug(__name__)}-{request.param}-{kind}-server.log"
-                    (ARTIFACTS / name).write_text(server.log_tail(2_000_000))
+    fake = JupyterServer(
+        request.param, home / "fake", SCRIPTS, extra={"builtInTools": KERNEL_TOOLS}
+    )
+    log = f"{slug(__name__)}-{request.param}"
+    with serving(demo, f"{log}-demo"), serving(fake, f"{log}-fake"):
+        yield {"demo": demo, "fake": fake}
 
 
 @pytest.fixture

@@ -4,23 +4,14 @@ card, and the server lists the grant for the thread."""
 
 from __future__ import annotations
 
-import contextlib
-import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import browser_harness
 import pytest
 from browser_harness import (
-    APPS,
-    ARTIFACTS,
     CHROMIUM,
     STEP_MS,
     JupyterServer,
     NotebookPage,
-    fake_config,
-    slug,
     write_notebook,
 )
 from playwright.sync_api import expect
@@ -43,34 +34,8 @@ SCRIPTS: dict[str, list[Any]] = {
 }
 
 
-def write_shell_config(folder: Path, responses: Any, record_path: Path) -> None:
-    """The harness's scripted model with the shell tool, asking before every command."""
-    config = {
-        **fake_config(responses, record_path),
-        "builtInTools": ["run_shell_command"],
-        "approvals": "manual",
-    }
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / ".gsloth.config.json").write_text(json.dumps(config, indent=1), "utf-8")
-
-
-@pytest.fixture(scope="module", params=APPS)
-def jupyter(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, chromium: Any
-) -> Iterator[JupyterServer]:
-    server = JupyterServer(
-        request.param, tmp_path_factory.mktemp(f"grants-{request.param}"), SCRIPTS
-    )
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(browser_harness, "write_config", write_shell_config)
-        try:
-            yield server
-        finally:
-            server.stop()
-            ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            with contextlib.suppress(OSError):
-                name = f"{slug(__name__)}-{request.param}-server.log"
-                (ARTIFACTS / name).write_text(server.log_tail(2_000_000))
+# The shell tool, asking before every command (see the browser conftest's ``jupyter``).
+EXTRA_CONFIG = {"builtInTools": ["run_shell_command"], "approvals": "manual"}
 
 
 def test_always_allow_then_the_second_call_runs_without_asking(

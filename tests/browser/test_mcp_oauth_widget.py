@@ -6,24 +6,16 @@ server is connected. The authorization server and the protected MCP server run o
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import browser_harness
 import pytest
 from browser_harness import (
-    APPS,
-    ARTIFACTS,
     CHROMIUM,
     STEP_MS,
     JupyterServer,
     NotebookPage,
-    fake_config,
-    slug,
     write_notebook,
 )
 from playwright.sync_api import expect
@@ -64,36 +56,11 @@ def protected() -> Iterator[str]:
     thread.join(10)
 
 
-@pytest.fixture(scope="module", params=APPS)
-def jupyter(
-    request: pytest.FixtureRequest,
-    tmp_path_factory: pytest.TempPathFactory,
-    chromium: Any,
-    protected: str,
-) -> Iterator[JupyterServer]:
-    def write_oauth_config(folder: Path, responses: Any, record_path: Path) -> None:
-        config = {
-            **fake_config(responses, record_path),
-            "mcpServers": {
-                "docs": {"transport": "http", "url": protected, "authProvider": "OAuth"}
-            },
-        }
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / ".gsloth.config.json").write_text(json.dumps(config, indent=1), "utf-8")
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(browser_harness, "write_config", write_oauth_config)
-        server = JupyterServer(
-            request.param, tmp_path_factory.mktemp(f"oauth-{request.param}"), SCRIPTS
-        )
-        try:
-            yield server
-        finally:
-            server.stop()
-            ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            with contextlib.suppress(OSError):
-                name = f"{slug(__name__)}-{request.param}-server.log"
-                (ARTIFACTS / name).write_text(server.log_tail(2_000_000))
+def extra_config(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The protected MCP server, signed in to with OAuth (see the browser conftest's
+    ``jupyter``)."""
+    url = request.getfixturevalue("protected")
+    return {"mcpServers": {"docs": {"transport": "http", "url": url, "authProvider": "OAuth"}}}
 
 
 def test_sign_in_button_round_trip(

@@ -4,24 +4,16 @@ result, and a server that cannot start is said in the chat as a notice."""
 
 from __future__ import annotations
 
-import contextlib
-import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import browser_harness
 import pytest
 from browser_harness import (
-    APPS,
-    ARTIFACTS,
     CHROMIUM,
     STEP_MS,
     JupyterServer,
     NotebookPage,
-    fake_config,
-    slug,
     write_notebook,
 )
 from playwright.sync_api import expect
@@ -39,34 +31,13 @@ ADD = {"name": "mcp__calc__add", "args": {"a": 20, "b": 22}}
 SCRIPTS: dict[str, list[Any]] = {"mcp": [{"toolCalls": [ADD]}, "It is 42."]}
 
 
-def write_mcp_config(folder: Path, responses: Any, record_path: Path) -> None:
-    """The scripted model beside one working stdio MCP server and one that cannot start."""
-    config = {
-        **fake_config(responses, record_path),
-        "mcpServers": {
-            "calc": {"transport": "stdio", "command": sys.executable, "args": [str(SERVER)]},
-            "broken": {"transport": "stdio", "command": "/nonexistent/mcp-server"},
-        },
-    }
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / ".gsloth.config.json").write_text(json.dumps(config, indent=1), "utf-8")
-
-
-@pytest.fixture(scope="module", params=APPS)
-def jupyter(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, chromium: Any
-) -> Iterator[JupyterServer]:
-    server = JupyterServer(request.param, tmp_path_factory.mktemp(f"mcp-{request.param}"), SCRIPTS)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(browser_harness, "write_config", write_mcp_config)
-        try:
-            yield server
-        finally:
-            server.stop()
-            ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            with contextlib.suppress(OSError):
-                name = f"{slug(__name__)}-{request.param}-server.log"
-                (ARTIFACTS / name).write_text(server.log_tail(2_000_000))
+# One working stdio MCP server and one that cannot start, beside the scripted model.
+EXTRA_CONFIG = {
+    "mcpServers": {
+        "calc": {"transport": "stdio", "command": sys.executable, "args": [str(SERVER)]},
+        "broken": {"transport": "stdio", "command": "/nonexistent/mcp-server"},
+    },
+}
 
 
 def test_an_mcp_tool_card_and_a_notice_for_the_server_that_failed(

@@ -13,18 +13,14 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
-import browser_harness
 import pytest
 from browser_harness import (
-    APPS,
     CHROMIUM,
     STEP_MS,
     JupyterServer,
     NotebookPage,
-    fake_config,
     free_port,
     write_notebook,
 )
@@ -142,25 +138,8 @@ def images() -> Iterator[ImageServer]:
         server.close()
 
 
-@pytest.fixture(scope="module", params=APPS)
-def jupyter(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, chromium: Any
-) -> Iterator[JupyterServer]:
-    """The suite's server, with ``a2ui.imageHosts: ["localhost"]`` in its configuration."""
-
-    def write_config(folder: Path, responses: Any, record_path: Path) -> None:
-        config = {**fake_config(responses, record_path), "a2ui": {"imageHosts": ["localhost"]}}
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / ".gsloth.config.json").write_text(json.dumps(config, indent=1), "utf-8")
-
-    home = tmp_path_factory.mktemp(f"jupyter-images-{request.param}")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(browser_harness, "write_config", write_config)
-        server = JupyterServer(request.param, home, SCRIPTS)
-        try:
-            yield server
-        finally:
-            server.stop()
+# The suite's server, with ``a2ui.imageHosts: ["localhost"]`` in its configuration.
+EXTRA_CONFIG = {"a2ui": {"imageHosts": ["localhost"]}}
 
 
 def watch(nb: NotebookPage) -> list[str]:

@@ -10,8 +10,6 @@ anyway gets it approved once and nothing kept.
 
 from __future__ import annotations
 
-import json
-import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -19,11 +17,8 @@ from typing import Any
 import httpx
 import pytest_asyncio
 
-from gth_jupyter.agent import AgentRegistry
-from gth_jupyter.agent.checkpoint import CheckpointStore
-from gth_jupyter.config import load_config
-from gth_jupyter.server.standalone import make_app
 from tests.sse import sse_events
+from tests.standalone import standalone
 
 TOKEN = "t0ken-t0ken-t0ken"
 AUTH = {"Authorization": f"token {TOKEN}"}
@@ -35,12 +30,6 @@ def call(command: str) -> dict[str, Any]:
     return {"toolCalls": [{"name": "run_shell_command", "args": {"command": command}}]}
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest_asyncio.fixture
 async def served(tmp_path: Path) -> AsyncIterator[tuple[httpx.AsyncClient, Path]]:
     responses = [call(GRANTED), "Cleaned."]
@@ -50,20 +39,9 @@ async def served(tmp_path: Path) -> AsyncIterator[tuple[httpx.AsyncClient, Path]
         "builtInTools": {"run_shell_command": True},
         "approvals": "manual",
     }
-    (tmp_path / ".gsloth.config.json").write_text(json.dumps(config))
     (tmp_path / "victim.txt").write_text("keep me")
-    registry = AgentRegistry(
-        load_config(cwd=tmp_path, home=tmp_path),
-        command="notebook",
-        store=CheckpointStore("memory"),
-        cwd=tmp_path,
-    )
-    server = make_app(registry, token=TOKEN, max_body_bytes=1_000_000).listen(
-        port := free_port(), address="127.0.0.1"
-    )
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
-        yield http, tmp_path
-    server.stop()
+    async with standalone(tmp_path, config, token=TOKEN) as served:
+        yield served.http, tmp_path
 
 
 class Thread:

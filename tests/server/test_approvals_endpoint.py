@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -11,20 +10,11 @@ from typing import Any
 import httpx
 import pytest_asyncio
 
-from gth_jupyter.agent import AgentRegistry
-from gth_jupyter.agent.checkpoint import CheckpointStore
-from gth_jupyter.config import load_config
-from gth_jupyter.server.standalone import make_app
 from tests.sse import sse_events as parse_sse
+from tests.standalone import standalone
 
 TOKEN = "t0ken-t0ken-t0ken"  # the server refuses tokens under 16 characters
 AUTH = {"Authorization": f"token {TOKEN}"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest_asyncio.fixture
@@ -35,20 +25,9 @@ async def served(tmp_path: Path) -> AsyncIterator[tuple[httpx.AsyncClient, Path]
         "builtInTools": {"run_shell_command": True},
         "approvals": "manual",
     }
-    (tmp_path / ".gsloth.config.json").write_text(json.dumps(config))
     # The notebook command answers approvals (the api command refuses them).
-    registry = AgentRegistry(
-        load_config(cwd=tmp_path, home=tmp_path),
-        command="notebook",
-        store=CheckpointStore("memory"),
-        cwd=tmp_path,
-    )
-    app = make_app(registry, token=TOKEN, max_body_bytes=1_000_000)
-    port = free_port()
-    server = app.listen(port, address="127.0.0.1")
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
-        yield http, tmp_path
-    server.stop()
+    async with standalone(tmp_path, config, token=TOKEN) as served:
+        yield served.http, tmp_path
 
 
 async def run(http: httpx.AsyncClient, run_id: str, **extra: Any) -> list[dict[str, Any]]:

@@ -7,7 +7,6 @@ Jupyter's auth.
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,21 +17,13 @@ import pytest_asyncio
 from tornado.httpclient import HTTPClientError
 
 from gth_jupyter.agent import AgentRegistry
-from gth_jupyter.agent.checkpoint import CheckpointStore
-from gth_jupyter.config import load_config
-from gth_jupyter.server.standalone import make_app
 from tests.sse import sse_events as parse_sse
+from tests.standalone import standalone
 
 TOKEN = "t0ken-t0ken-t0ken"
 AUTH = {"Authorization": f"token {TOKEN}"}
 
 SHELL = {"name": "run_shell_command", "args": {"command": "echo granted >> out.txt"}}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest_asyncio.fixture
@@ -45,19 +36,8 @@ async def served(tmp_path: Path) -> AsyncIterator[tuple[httpx.AsyncClient, Path]
         "builtInTools": {"run_shell_command": True},
         "approvals": "manual",
     }
-    (tmp_path / ".gsloth.config.json").write_text(json.dumps(config))
-    registry = AgentRegistry(
-        load_config(cwd=tmp_path, home=tmp_path),
-        command="notebook",
-        store=CheckpointStore("memory"),
-        cwd=tmp_path,
-    )
-    app = make_app(registry, token=TOKEN, max_body_bytes=1_000_000)
-    port = free_port()
-    server = app.listen(port, address="127.0.0.1")
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
-        yield http, tmp_path
-    server.stop()
+    async with standalone(tmp_path, config, token=TOKEN) as served:
+        yield served.http, tmp_path
 
 
 async def run(http: httpx.AsyncClient, run_id: str, message: str, **extra: Any) -> list[Any]:

@@ -3,7 +3,6 @@ gated by a ``hint`` entry in ``manual`` mode, a broken server skipped beside wor
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -13,12 +12,10 @@ import httpx
 import pytest_asyncio
 
 from gth_jupyter.agent import AgentRegistry
-from gth_jupyter.agent.checkpoint import CheckpointStore
-from gth_jupyter.config import load_config
-from gth_jupyter.server.standalone import make_app
 from tests.sse import sse_events as parse_sse
+from tests.standalone import standalone
 
-from .mcp_server import free_port, serve_http
+from .mcp_server import serve_http
 
 TOKEN = "t0ken-t0ken-t0ken"
 AUTH = {"Authorization": f"token {TOKEN}"}
@@ -63,25 +60,9 @@ async def served(tmp_path: Path) -> AsyncIterator[tuple[httpx.AsyncClient, Agent
                 },
             },
         }
-        (tmp_path / ".gsloth.config.json").write_text(json.dumps(config))
-        registry = AgentRegistry(
-            load_config(cwd=tmp_path, home=tmp_path),
-            command="notebook",
-            store=CheckpointStore("memory"),
-            cwd=tmp_path,
-            kernels=False,
-            mcp_timeout=20,
-        )
-        app = make_app(registry, token=TOKEN, max_body_bytes=1_000_000)
-        port = free_port()
-        server = app.listen(port, address="127.0.0.1")
-        base = f"http://127.0.0.1:{port}"
-        try:
-            async with httpx.AsyncClient(base_url=base, timeout=60) as http:
-                yield http, registry
-        finally:
-            server.stop()
-            await registry.close()
+        options = {"kernels": False, "mcp_timeout": 20}
+        async with standalone(tmp_path, config, token=TOKEN, timeout=60, **options) as served:
+            yield served.http, served.registry
 
 
 async def run(http: httpx.AsyncClient, run_id: str, **extra: Any) -> list[dict[str, Any]]:

@@ -18,15 +18,14 @@ import pytest
 import pytest_asyncio
 
 from gth_jupyter.agent import AgentRegistry
-from gth_jupyter.agent.checkpoint import CheckpointStore
 from gth_jupyter.config import load_config
 from gth_jupyter.server.identity import server_owner
-from gth_jupyter.server.standalone import make_app
+from gth_jupyter.store import CheckpointStore
 from gth_jupyter.tools.mcp_oauth import FileTokenStorage, OAuthCallbacks, owner_dir
 from tests.sse import sse_events as parse_sse
+from tests.standalone import standalone
 
 from .mcp_oauth_server import Provider, serve_protected
-from .mcp_server import free_port
 
 TOKEN = "t0ken-t0ken-t0ken"
 AUTH = {"Authorization": f"token {TOKEN}"}
@@ -72,27 +71,10 @@ async def protected() -> AsyncIterator[tuple[str, Provider]]:
 
 
 def host_factory(tmp_path: Path, url: str) -> Any:
-    (tmp_path / ".gsloth.config.json").write_text(json.dumps(config(url)))
-
     async def make() -> AsyncIterator[Host]:
-        registry = AgentRegistry(
-            load_config(cwd=tmp_path, home=tmp_path),
-            command="notebook",
-            store=CheckpointStore("memory"),
-            cwd=tmp_path,
-            kernels=False,
-            mcp_timeout=20,
-            mcp_oauth_dir=tmp_path / "oauth",
-        )
-        app = make_app(registry, token=TOKEN, max_body_bytes=1_000_000)
-        port = free_port()
-        server = app.listen(port, address="127.0.0.1")
-        try:
-            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
-                yield Host(registry, http)
-        finally:
-            server.stop()
-            await registry.close()
+        options = {"kernels": False, "mcp_timeout": 20, "mcp_oauth_dir": tmp_path / "oauth"}
+        async with standalone(tmp_path, config(url), token=TOKEN, **options) as served:
+            yield Host(served.registry, served.http)
 
     return make
 
