@@ -4,7 +4,7 @@ The model sees an ordinary tool with the client's JSON Schema. When it calls one
 reaches the placeholder body: ``ClientToolMiddleware`` intercepts it and suspends the graph with
 LangGraph ``interrupt()``, carrying the call's name, id and arguments. The run then ends, the
 client fulfils the call, and the next run resumes the graph with the client's answer (a
-:class:`~gth_jupyter.agent.contract.ClientToolAnswer`), which becomes the call's ``ToolMessage``.
+:class:`~gth_jupyter.contract.resume.ClientToolAnswer`), which becomes the call's ``ToolMessage``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.types import Command, interrupt
 
-from .contract import CLIENT_TOOL_INTERRUPT, EMPTY_SCHEMA, ClientToolAnswer, ClientToolSpec
+from ..contract.pending import CLIENT_TOOL_INTERRUPT
+from ..contract.resume import ClientToolAnswer
+from ..contract.run import EMPTY_SCHEMA, ClientToolSpec
 
 
 def _schema_of(spec: ClientToolSpec) -> dict[str, Any]:

@@ -22,8 +22,9 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 from typing_extensions import NotRequired
 
+from ..contract.run import ClientToolSpec
+from ..contract.shared_state import STATE_KEY, merge_state
 from .client_tools import ClientToolMiddleware, is_client_tool, make_client_tool
-from .contract import STATE_KEY, ClientToolSpec, merge_state
 from .run_context import RunContextMiddleware
 
 AgentGraph = CompiledStateGraph[Any, Any, Any, Any]
@@ -33,7 +34,7 @@ ToolLike = BaseTool | dict[str, Any]
 
 class SharedState(AgentState[Any]):
     """The agent state plus the thread's shared (AG-UI) state, checkpointed with it. Writes
-    are merged (:func:`~gth_jupyter.agent.contract.merge_state`), so tools called in parallel
+    are merged (:func:`~gth_jupyter.contract.shared_state.merge_state`), so tools called in parallel
     may each change a part of it."""
 
     gth_state: NotRequired[Annotated[dict[str, Any], merge_state]]

@@ -3,7 +3,7 @@
 Each host (the Jupyter extension, the standalone server, a kernel) owns one ``AgentRegistry``.
 It opens the checkpointer lazily (the SQLite saver needs the running loop) and keeps a build
 error instead of raising it, so a bad model setting shows up as a clear refusal
-(:class:`~gth_jupyter.agent.contract.AgentUnavailableError`) rather than a host that will not
+(:class:`~gth_jupyter.contract.errors.AgentUnavailableError`) rather than a host that will not
 start.
 
 MCP servers without OAuth have one session each, shared by every user. Servers with
@@ -27,6 +27,10 @@ from langchain_core.language_models import BaseChatModel
 
 from ..config import EffectiveConfig, GthConfig
 from ..config.schema import McpServerConfig
+from ..contract.errors import AgentNotFoundError, AgentUnavailableError
+from ..contract.names import DEFAULT_AGENT
+from ..contract.shared_state import STATE_KEY
+from ..contract.surfaces import A2UI_ACTIVITY
 from ..middleware.approvals import ApprovalsMiddleware
 from ..middleware.grants import GrantStore
 from ..store import CheckpointStore
@@ -34,17 +38,10 @@ from ..tools.kernel_tools import KERNEL_TOOLS
 from ..tools.mcp import McpServers, ServerState
 from ..tools.mcp_oauth import Delivery, OAuthCallbacks
 from ..tools.registry import Tool, tool_name
-from .contract import (
-    A2UI_ACTIVITY,
-    DEFAULT_AGENT,
-    STATE_KEY,
-    AgentNotFoundError,
-    AgentUnavailableError,
-)
 from .resolver import AgentParts, resolve_agent, resolve_tools
 from .runtime import Runtime
 
-__all__ = ["DEFAULT_AGENT", "AgentRegistry"]
+__all__ = ["AgentRegistry"]
 
 log = logging.getLogger(__name__)
 

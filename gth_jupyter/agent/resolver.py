@@ -31,8 +31,8 @@ from ..tools import (
     unique,
     workspace_for,
 )
-from ..tools._base import adopt
 from ..tools.kernel_tools import KERNEL_TOOLS
+from ..tools.kinds import adopt
 
 __all__ = ["NO_APPROVALS", "AgentParts", "llm_settings", "resolve_agent", "resolve_tools"]
 

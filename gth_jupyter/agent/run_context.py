@@ -18,7 +18,7 @@ from langchain.agents.middleware import AgentMiddleware, AgentState, ModelReques
 from langchain_core.messages import SystemMessage
 from langgraph.runtime import Runtime
 
-from .contract import RunContext
+from ..contract.run import RunContext
 
 __all__ = ["RunContext", "RunContextMiddleware"]
 

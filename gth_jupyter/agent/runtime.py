@@ -6,7 +6,7 @@ interrupts) and read ``StreamItem``s followed by one ``RunEnd``. Only one run pe
 in flight; ``claim`` refuses a second one at once rather than queueing it: first against the
 runs of this process (a set shared by the runtimes of one store), then against every process
 sharing the store, through the store's run leases
-(:class:`~gth_jupyter.agent.checkpoint.RunLeases`).
+(:class:`~gth_jupyter.store.RunLeases`).
 """
 
 from __future__ import annotations
@@ -22,22 +22,21 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command, Interrupt
 
-from ..store import LocalLeases, MemoryThreads, RunLease, RunLeases, ThreadIndex
-from .contract import (
-    OWNER_KEY,
-    REPLACE_STATE,
-    STATE_KEY,
+from ..contract.errors import RunBusyError
+from ..contract.events import ToolResultEvent
+from ..contract.names import OWNER_KEY
+from ..contract.pending import PendingInterrupt
+from ..contract.run import (
     ClientToolSpec,
-    PendingInterrupt,
-    RunBusyError,
     RunContext,
     RunEnd,
     RunPlan,
     StreamItem,
     ThreadState,
-    ToolResultEvent,
     ToolResultMessage,
 )
+from ..contract.shared_state import REPLACE_STATE, STATE_KEY
+from ..store import LocalLeases, MemoryThreads, RunLease, RunLeases, ThreadIndex
 from .graph import AgentGraph, GraphCache, ToolLike, tool_like_name
 from .stream import StreamTranslator
 

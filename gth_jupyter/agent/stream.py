@@ -22,29 +22,21 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk, BaseMessage, ToolMessage
 from langgraph.types import Interrupt
 
-from .contract import (
-    STATE_KEY,
-    SURFACE_TOOL,
-    AssistantMessageStart,
+from ..contract.events import (
     ReasoningDeltaEvent,
     ReasoningEndEvent,
     ReasoningStartEvent,
-    StateDelta,
-    StateSnapshot,
-    StreamItem,
-    SurfaceTracker,
     TextEvent,
     ToolArgsEvent,
     ToolEndEvent,
     ToolOutputEvent,
     ToolResultEvent,
-    ToolResultMessage,
     ToolStartEvent,
-    json_patch,
-    merge_state,
-    public_message_id,
-    tool_content_text,
 )
+from ..contract.messages import public_message_id, tool_content_text
+from ..contract.run import AssistantMessageStart, StreamItem, ToolResultMessage
+from ..contract.shared_state import STATE_KEY, StateDelta, StateSnapshot, json_patch, merge_state
+from ..contract.surfaces import SURFACE_TOOL, SurfaceTracker
 
 
 class StreamTranslator:

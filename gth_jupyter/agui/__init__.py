@@ -1,7 +1,7 @@
 """The AG-UI 1.0 protocol layer: requests in, events out, transport-free.
 
 A host hands this layer the request bytes and a transport's ``write``/``flush``; it knows
-events and the run contract (:mod:`gth_jupyter.agent.contract`), never LangGraph or HTTP.
+events and the run contract (:mod:`gth_jupyter.contract`), never LangGraph or HTTP.
 
 - ``run.py``: parse and validate a ``RunAgentInput``, claim the thread, decide the plan
   (``plan.py``, through the agent's resume codec), and stream the run's AG-UI events;

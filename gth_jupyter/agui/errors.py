@@ -1,7 +1,7 @@
 """Refusals before a stream opens: an HTTP status, a stable ``code`` and a sentence.
 
 Refusals of the request itself (its size, its JSON, its shape) are made here; refusals the
-agent raises (:class:`~gth_jupyter.agent.contract.AgentError`: no such agent, a busy thread, an
+agent raises (:class:`~gth_jupyter.contract.errors.AgentError`: no such agent, a busy thread, an
 answer to nothing) keep their code and get their HTTP status from :func:`from_agent_error`.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..agent.contract import AgentError, RunBusyError
+from ..contract.errors import AgentError, CodedError, RunBusyError
 
 __all__ = [
     "RETRY_AFTER_SECONDS",
@@ -40,8 +40,9 @@ _AGENT_STATUS = {
 }
 
 
-class ProtocolError(Exception):
-    """A request the endpoint refuses; rendered as JSON ``{code, message, detail?}``."""
+class ProtocolError(CodedError):
+    """A request the endpoint refuses with an HTTP ``status``; rendered as JSON
+    ``{code, message, detail?}``."""
 
     def __init__(
         self,
@@ -51,11 +52,8 @@ class ProtocolError(Exception):
         detail: Any = None,
         headers: dict[str, str] | None = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(message, detail, code=code)
         self.status = status
-        self.code = code
-        self.message = message
-        self.detail = detail
         self.headers = headers or {}
 
     def to_json(self) -> dict[str, Any]:

@@ -20,15 +20,10 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from ..agent.contract import (
-    IMAGES_FOR,
-    INJECTED_MARK,
-    PHOTO_PLACEHOLDER,
-    public_message_id,
-    thread_activities,
-    tool_content_text,
-)
 from ..agent.runtime import Runtime
+from ..contract.messages import public_message_id, tool_content_text
+from ..contract.names import IMAGES_FOR, INJECTED_MARK, PHOTO_PLACEHOLDER
+from ..contract.surfaces import thread_activities
 from .mapping import to_interrupt
 
 __all__ = ["thread_view", "to_agui_messages"]

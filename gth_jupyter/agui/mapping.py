@@ -39,18 +39,11 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
-from ..agent import contract as ev
-from ..agent.contract import (
-    ActivityDelta,
-    ActivitySnapshot,
-    AssistantMessageStart,
-    PendingInterrupt,
-    RunEnd,
-    StateDelta,
-    StateSnapshot,
-    StreamItem,
-    ToolResultMessage,
-)
+from ..contract import events as ev
+from ..contract.pending import PendingInterrupt
+from ..contract.run import AssistantMessageStart, RunEnd, StreamItem, ToolResultMessage
+from ..contract.shared_state import StateDelta, StateSnapshot
+from ..contract.surfaces import ActivityDelta, ActivitySnapshot
 
 PROTOCOL_VERSION = "1.0"
 TOOL_OUTPUT_EVENT = "gth.tool_output"

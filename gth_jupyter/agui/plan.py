@@ -24,21 +24,17 @@ from uuid import uuid4
 import ag_ui.core as agui
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 
-from ..agent.contract import (
-    EMPTY_SCHEMA,
-    TURN_KEY,
-    ClientToolSpec,
-    InterruptMismatchError,
-    InterruptPendingError,
-    RunPlan,
-    ThreadState,
+from ..contract.errors import InterruptMismatchError, InterruptPendingError
+from ..contract.messages import public_message_id
+from ..contract.names import TURN_KEY
+from ..contract.resume import (
     ToolResult,
     forwarded_command,
-    public_message_id,
     resume_from_command,
     resume_from_entries,
     resume_from_tool_results,
 )
+from ..contract.run import EMPTY_SCHEMA, ClientToolSpec, RunPlan, ThreadState
 from .messages import cancelled_result, convert_history, to_langchain
 
 __all__ = ["Decision", "decide"]

@@ -23,8 +23,11 @@ import ag_ui.core as agui
 from ag_ui.core import BaseEvent
 from pydantic import ValidationError
 
-from ..agent.contract import AgentError, KernelAccess, RunBusyError, RunEnd, TextEvent
 from ..agent.runtime import Runtime, ThreadClaim
+from ..contract.errors import AgentError, RunBusyError
+from ..contract.events import TextEvent
+from ..contract.kernel import KernelAccess
+from ..contract.run import RunEnd
 from . import errors
 from .dialect import Dialect, dialect_of, legacy_events
 from .mapping import EventMapper

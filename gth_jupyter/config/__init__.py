@@ -9,8 +9,9 @@ ignored keys warn with :class:`GthConfigWarning`.
 
 from gth_jupyter.config.effective import EffectiveConfig
 from gth_jupyter.config.errors import ConfigError, GthConfigWarning
+from gth_jupyter.config.gth_config import GthConfig
 from gth_jupyter.config.loader import find_config_file, load_config
-from gth_jupyter.config.schema import GthConfig, LlmConfig
+from gth_jupyter.config.schema import LlmConfig
 
 __all__ = [
     "ConfigError",

@@ -19,6 +19,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from gth_jupyter.contract.errors import CodedError
+
 __all__ = ["ConfigError", "GthConfigWarning", "format_key_path", "report"]
 
 logger = logging.getLogger("gth_jupyter.config")
@@ -47,7 +49,7 @@ def format_key_path(parts: Iterable[str | int]) -> str:
     return text
 
 
-class ConfigError(Exception):
+class ConfigError(CodedError):
     """A configuration file is missing, is not valid JSONC, or holds an invalid value.
 
     Attributes:
@@ -75,7 +77,7 @@ class ConfigError(Exception):
         self.line = line
         self.column = column
         self.detail = detail
-        super().__init__(self._compose())
+        super().__init__(self._compose(), detail, code=code)
 
     def _compose(self) -> str:
         if self.code == "config_not_found":

@@ -30,9 +30,10 @@ from gth_jupyter.config import _jsonc
 from gth_jupyter.config.effective import unknown_built_in_tools
 from gth_jupyter.config.errors import ConfigError, format_key_path, report
 from gth_jupyter.config.gaunt_sloth_keys import is_gaunt_sloth_only
+from gth_jupyter.config.gth_config import GthConfig
 from gth_jupyter.config.live import LiveObjects, is_marker
 from gth_jupyter.config.python_config import read_python_layer
-from gth_jupyter.config.schema import GthConfig, iter_unknown_keys
+from gth_jupyter.config.schema import iter_unknown_keys
 
 __all__ = ["CONFIG_FILE_NAMES", "find_config_file", "global_config_file", "load_config"]
 

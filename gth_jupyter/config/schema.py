@@ -6,23 +6,20 @@ does not define are kept (``model_extra``) so that loading never fails on them; 
 them, except inside the open objects (``llm``, custom tools, middleware and built-in tool
 settings), where provider and tool options live.
 
-:class:`GthConfig` is the whole file. A command (``api``, ``notebook``, ``code``...) may override
-parts of it in ``commands.<name>``; :meth:`GthConfig.for_command` applies those rules and returns
-the :class:`~gth_jupyter.config.effective.EffectiveConfig` an agent is built from.
+These are the file's parts; :class:`~gth_jupyter.config.gth_config.GthConfig` (``gth_config.py``)
+is the whole file, and resolves a command's settings from it.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    PrivateAttr,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -30,10 +27,6 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from gth_jupyter.config.command_template import unsafe_placeholders
-from gth_jupyter.config.live import LiveObjects
-
-if TYPE_CHECKING:
-    from gth_jupyter.config.effective import EffectiveConfig
 
 __all__ = [
     "A2uiConfig",
@@ -50,9 +43,9 @@ __all__ = [
     "CustomToolConfig",
     "CustomToolParameter",
     "FilesystemSetting",
-    "GthConfig",
     "LlmConfig",
     "MiddlewareEntry",
+    "Overridable",
     "iter_unknown_keys",
 ]
 
@@ -282,7 +275,7 @@ class MiddlewareEntry(_Model):
     name: str = Field(min_length=1)
 
 
-class _Tools(_Model):
+class Overridable(_Model):
     """The keys a command block may override (``None`` = inherit from the root)."""
 
     filesystem: FilesystemSetting | None = None
@@ -329,52 +322,13 @@ def _refuse_quoted_placeholders(tool: str, command: str, names: Any) -> None:
         )
 
 
-class CommandConfig(_Tools):
+class CommandConfig(Overridable):
     """``commands.<name>``. ``port``, ``cors`` and ``maxBodyBytes`` configure the HTTP endpoint
     (the ``api`` command's); :meth:`GthConfig.for_command` fills in their defaults."""
 
     port: int | None = Field(default=None, ge=1, le=65535)
     cors: CorsConfig | None = None
     max_body_bytes: int | None = Field(default=None, gt=0)
-
-
-class GthConfig(_Tools):
-    """The whole configuration. ``GthConfig()`` means "no config": the offline demo model."""
-
-    llm: LlmConfig | None = None
-    filesystem: FilesystemSetting = "none"
-    middleware: list[str | MiddlewareEntry] = []
-    commands: dict[str, CommandConfig] = {}
-    recursion_limit: Annotated[int, Field(gt=0)] | None = None
-    system_prompt: str | None = None
-    #: Provider server tools (``{"type": "web_search_20250305", ...}``), bound to the model as
-    #: written; in a ``.gsloth.config.py`` also LangChain tool objects (kept in ``live``).
-    tools: list[dict[str, Any]] = []
-    aiignore: AiignoreConfig | None = None
-    #: How long a run's lease on its thread outlives a server that stopped renewing it (the
-    #: shared postgres store), when the host sets none. The database URL itself is never read
-    #: from a config file: credentials belong in the environment (see the loader's warning).
-    run_lease_seconds: float = Field(default=30.0, ge=1)
-    # Not part of the file: live objects from a .gsloth.config.py (a chat model, tools,
-    # middleware instances), referenced from the data by markers (see live.py).
-    _sources: list[Path] = PrivateAttr(default_factory=list)
-    _live: LiveObjects = PrivateAttr(default_factory=LiveObjects)
-
-    @property
-    def live(self) -> LiveObjects:
-        """The live objects of a ``.gsloth.config.py`` (``live.llm``: its chat model, if any)."""
-        return self._live
-
-    @property
-    def sources(self) -> list[Path]:
-        """The files this configuration was loaded from, lowest precedence first."""
-        return list(self._sources)
-
-    def for_command(self, name: str) -> EffectiveConfig:
-        """Resolve the settings the ``name`` command runs with (see ``effective.py``)."""
-        from gth_jupyter.config.effective import resolve
-
-        return resolve(self, name)
 
 
 def iter_unknown_keys(node: object, path: tuple[str | int, ...] = ()) -> Iterator[tuple[Any, ...]]:

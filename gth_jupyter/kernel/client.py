@@ -155,7 +155,9 @@ class KernelClient:
                         subscribed = True
             if replied and subscribed:
                 return
-        raise KernelClientError("kernel_timeout", f"the kernel did not answer in {timeout:g} s")
+        raise KernelClientError(
+            f"the kernel did not answer in {timeout:g} s", code="kernel_timeout"
+        )
 
     async def close(self) -> None:
         """Delete our subshell, stop the readers and close the channels."""

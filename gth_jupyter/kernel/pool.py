@@ -46,7 +46,9 @@ class KernelPool:
         """An open client of ``kernel_id``; ``kernel_not_found`` once the kernel is gone."""
         if not self.holds(kernel_id):
             await self._drop(kernel_id)
-            raise KernelClientError("kernel_not_found", f"no kernel {kernel_id!r} on this server")
+            raise KernelClientError(
+                f"no kernel {kernel_id!r} on this server", code="kernel_not_found"
+            )
         lock = self._locks.setdefault(kernel_id, asyncio.Lock())
         async with lock:
             client = self._clients.get(kernel_id)
@@ -60,7 +62,7 @@ class KernelPool:
                     with contextlib.suppress(Exception):
                         await client.close()
                     raise KernelClientError(
-                        "kernel_unavailable", f"kernel {kernel_id!r} does not answer: {exc}"
+                        f"kernel {kernel_id!r} does not answer: {exc}", code="kernel_unavailable"
                     ) from exc
                 self._clients[kernel_id] = client
             return client

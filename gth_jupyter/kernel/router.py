@@ -16,17 +16,18 @@ from typing import Any
 
 from jupyter_client.asynchronous.client import AsyncKernelClient
 
+from gth_jupyter.contract.errors import CodedError
+
 Routed = tuple[str, dict[str, Any]]
 """A message and the name of the channel it came on (``iopub``, ``shell`` or ``control``)."""
 CHANNELS = ("iopub", "shell", "control")
 
 
-class KernelClientError(RuntimeError):
-    """A failure a caller can act on, with a stable ``code`` (snake_case)."""
+class KernelClientError(CodedError, RuntimeError):
+    """A kernel failure a caller can act on; each raise names its ``code`` (``kernel_timeout``,
+    ``kernel_not_found``...)."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
+    code = "kernel_error"
 
 
 class Router:
@@ -77,7 +78,9 @@ class Router:
                 remaining = deadline - loop.time()
                 if remaining <= 0:
                     kind = msg["header"]["msg_type"]
-                    raise KernelClientError("kernel_timeout", f"no {kind} reply in {timeout:g} s")
+                    raise KernelClientError(
+                        f"no {kind} reply in {timeout:g} s", code="kernel_timeout"
+                    )
                 try:
                     source, message = await asyncio.wait_for(queue.get(), remaining)
                 except asyncio.TimeoutError:

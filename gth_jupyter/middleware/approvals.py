@@ -21,9 +21,9 @@ approves it this once and stores nothing.
 
 On resume LangGraph runs this hook again from the start. Everything before the interrupt is
 deterministic except the rater, so when the run answers this call (the run's
-:class:`~gth_jupyter.agent.contract.RunContext` lists it in ``answering``) the rater is not asked
+:class:`~gth_jupyter.contract.run.RunContext` lists it in ``answering``) the rater is not asked
 again and the waiting answer is taken. Answers are read by the resume codec
-(:class:`~gth_jupyter.agent.contract.ApprovalAnswer`).
+(:class:`~gth_jupyter.contract.resume.ApprovalAnswer`).
 """
 
 from __future__ import annotations
@@ -41,14 +41,11 @@ from langchain_core.messages import ToolCall, ToolMessage
 from langgraph.config import get_config
 from langgraph.types import Command, interrupt
 
-from gth_jupyter.agent.contract import (
-    APPROVAL_INTERRUPT,
-    APPROVAL_RESPONSE_SCHEMA,
-    OWNER_KEY,
-    ApprovalAnswer,
-    RunContext,
-)
 from gth_jupyter.config.schema import ApprovalMode, ApprovalsConfig
+from gth_jupyter.contract.names import OWNER_KEY
+from gth_jupyter.contract.pending import APPROVAL_INTERRUPT
+from gth_jupyter.contract.resume import APPROVAL_RESPONSE_SCHEMA, ApprovalAnswer
+from gth_jupyter.contract.run import RunContext
 from gth_jupyter.middleware.approval_policy import Verdict, decide, gate_reason
 from gth_jupyter.middleware.approval_rules import Subject, describe_entry, names_subject
 from gth_jupyter.middleware.grants import GrantScope, GrantStore, grant_key, grant_refusal
@@ -59,8 +56,8 @@ from gth_jupyter.middleware.rater import (
     names_a_host,
     names_a_host_in_code,
 )
-from gth_jupyter.tools._base import HINTS_KEY, MCP_KEY, kind_of
 from gth_jupyter.tools.custom import CustomCommandTool, validation_waived
+from gth_jupyter.tools.kinds import HINTS_KEY, MCP_KEY, kind_of
 
 __all__ = ["APPROVAL_INTERRUPT", "ApprovalsMiddleware"]
 

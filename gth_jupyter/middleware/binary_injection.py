@@ -23,7 +23,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 
-from gth_jupyter.agent.contract import IMAGES_FOR, INJECTED_MARK
+from gth_jupyter.contract.names import IMAGES_FOR, INJECTED_MARK
 from gth_jupyter.middleware.image_injection import _Injection, _marked, image_block
 from gth_jupyter.tools.binary import (
     READ_BINARY,

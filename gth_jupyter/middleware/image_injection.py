@@ -19,7 +19,7 @@ from langchain.agents.middleware import AgentMiddleware, AgentState
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 from langgraph.runtime import Runtime
 
-from gth_jupyter.agent.contract import IMAGES_FOR, INJECTED_MARK, PHOTO_PLACEHOLDER
+from gth_jupyter.contract.names import IMAGES_FOR, INJECTED_MARK, PHOTO_PLACEHOLDER
 
 #: Marks what this middleware wrote, so it is done once and hidden from transcripts.
 MARK = INJECTED_MARK

@@ -26,17 +26,18 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
+from gth_jupyter.contract.errors import CodedError
 from gth_jupyter.models._base import ReplyChatModel
 from gth_jupyter.models._reply import PlannedToolCall, Reply
 
 
-class FakeModelError(Exception):
+class FakeModelError(CodedError):
     """A scripted provider failure (``"error"`` in a response), raised after its text streamed."""
 
     code = "model_error"
 
 
-class FakeResponsesExhaustedError(Exception):
+class FakeResponsesExhaustedError(CodedError):
     """The model was called more times than the script has responses."""
 
     code = "fake_responses_exhausted"

@@ -15,6 +15,7 @@ from langchain.chat_models import init_chat_model
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from gth_jupyter.contract.errors import CodedError
 from gth_jupyter.models.demo import DEMO_MODEL_NAME, DemoChatModel
 from gth_jupyter.models.fake import FakeChatModel
 from gth_jupyter.models.providers import PROVIDERS, provider_settings
@@ -40,7 +41,7 @@ _PACKAGES: Mapping[str, str] = {
 }
 
 
-class ModelConfigError(ValueError):
+class ModelConfigError(CodedError, ValueError):
     """The ``llm`` configuration cannot give a model; the message says what to change."""
 
     code = "model_config_error"

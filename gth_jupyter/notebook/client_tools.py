@@ -10,10 +10,7 @@ from __future__ import annotations
 import re
 import weakref
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .widget import GthChat
+from typing import Any, Protocol
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 BUILT_IN = frozenset({"capture_image", "ask_user", "browser_context"})
@@ -34,8 +31,14 @@ class ClientTool(dict[str, Any]):
         printer.text(self.summary())
 
 
+class Offering(Protocol):
+    """What offers the registered tools to the agent: each ``GthChat`` widget of this kernel."""
+
+    client_tools: list[dict[str, Any]]
+
+
 _tools: dict[str, ClientTool] = {}
-_widgets: weakref.WeakSet[GthChat] = weakref.WeakSet()
+_widgets: weakref.WeakSet[Offering] = weakref.WeakSet()
 
 
 def client_tool(
@@ -73,7 +76,7 @@ def registered_tools() -> list[dict[str, Any]]:
     return list(_tools.values())
 
 
-def track(widget: GthChat) -> None:
+def track(widget: Offering) -> None:
     _widgets.add(widget)
 
 

@@ -136,7 +136,7 @@ class CommTransport:
 
 
 def _default_agent() -> str:
-    from ..agent.contract import DEFAULT_AGENT
+    from ..contract.names import DEFAULT_AGENT
 
     return DEFAULT_AGENT
 

@@ -83,7 +83,7 @@ async def _open_client() -> KernelClient:
         if client is None:
             connection = _connection_file()
             if connection is None:
-                raise KernelClientError("no_kernel", "this process is not a Jupyter kernel")
+                raise KernelClientError("this process is not a Jupyter kernel", code="no_kernel")
             client = KernelClient.from_connection(connection)
             await client.start()
             _clients[loop] = client

@@ -105,7 +105,8 @@ def kernel_registry() -> AgentRegistry:
     global _registry
     with _lock:
         if _registry is None:
-            from ..agent import AgentRegistry, CheckpointStore
+            from ..agent import AgentRegistry
+            from ..store import CheckpointStore
 
             _registry = AgentRegistry(
                 _kernel_config(), command=NOTEBOOK_COMMAND, store=CheckpointStore("sqlite")

@@ -20,7 +20,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 
-from ..agent.names import DEFAULT_AGENT
+from ..contract.names import DEFAULT_AGENT
 from .threads import new_thread_id, notebook_thread_id
 from .widget import GthChat, chat
 

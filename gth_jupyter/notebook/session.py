@@ -28,11 +28,14 @@ from typing import Literal, TextIO
 
 import ag_ui.core as agui
 
-from ..agent import AgentRegistry, CheckpointStore
-from ..agent.contract import DEFAULT_AGENT, RunEnd, TextEvent
+from ..agent import AgentRegistry
 from ..agent.runtime import Runtime
 from ..agui import PreparedRun, ProtocolError, plan_run, runtime_of
 from ..config import load_config
+from ..contract.events import TextEvent
+from ..contract.names import DEFAULT_AGENT
+from ..contract.run import RunEnd
+from ..store import CheckpointStore
 from .kernel_access import in_kernel_access, main_thread_waiting
 from .kernel_agent import NOTEBOOK_COMMAND, LoopThread
 from .threads import in_kernel, notebook_thread_id

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import anywidget
 import traitlets as t
 
-from ..agent.names import DEFAULT_AGENT
+from ..contract.names import DEFAULT_AGENT
 from . import client_tools
 from .kernel_access import kernel_id
 from .kernel_agent import configured_model

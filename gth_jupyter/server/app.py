@@ -12,11 +12,12 @@ from typing import Any
 from jupyter_server.extension.application import ExtensionApp
 from traitlets import Enum, Float, Int, List, Unicode, observe
 
-from ..agent import AgentRegistry, CheckpointStore
+from ..agent import AgentRegistry
 from ..agui import DEFAULT_MAX_BODY_BYTES, Journals
 from ..agui.journal import BUDGET_BYTES, USER_BUDGET_BYTES
 from ..config import load_config
 from ..kernel import KernelPool
+from ..store import CheckpointStore
 from ..store.postgres_env import (
     DATABASE_URL_VAR,
     REDIS_URL_VAR,

@@ -205,8 +205,9 @@ async def serve(
     import gc
     import signal
 
-    from ..agent import AgentRegistry, CheckpointStore
+    from ..agent import AgentRegistry
     from ..config import ConfigError, load_config
+    from ..store import CheckpointStore
     from ..store.postgres_env import ServiceUrls
     from .journals import make_journals
     from .standalone import make_app

@@ -18,9 +18,9 @@ from typing import NamedTuple
 
 from tornado import web
 
-from ..agent.contract import DEFAULT_AGENT
 from ..agui import ProtocolError, admit_thread, runtime_of, thread_view
 from ..agui.owners import client_record
+from ..contract.names import DEFAULT_AGENT
 from .base import JOURNALS_KEY, MAX_BODY_KEY, REGISTRY_KEY
 from .run_routes import KERNELS_KEY, RUNNING_KEY, RunRoutes
 

@@ -15,7 +15,6 @@ from typing import Any
 
 from tornado.iostream import StreamClosedError
 
-from ..agent.contract import KernelAccess
 from ..agui import (
     JournalTrimmedError,
     ProtocolError,
@@ -37,6 +36,7 @@ from ..agui.errors import (
 )
 from ..agui.owners import scoped_id
 from ..agui.sse import KEEPALIVE_FRAME, MEDIA_TYPE
+from ..contract.kernel import KernelAccess
 from .base import BaseRoutes
 
 __all__ = ["KERNELS_KEY", "MAX_RUN_ID", "RUNNING_KEY", "RunRoutes"]

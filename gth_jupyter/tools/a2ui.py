@@ -14,7 +14,7 @@ from typing import Any
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel, Field
 
-from gth_jupyter.agent.surfaces import json_values
+from gth_jupyter.contract.surfaces import json_values
 
 KNOWN_MESSAGES = ("surfaceUpdate", "dataModelUpdate", "beginRendering", "deleteSurface")
 KNOWN_COMPONENTS = frozenset(

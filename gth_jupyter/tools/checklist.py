@@ -12,7 +12,7 @@ from typing import Literal
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
-from gth_jupyter.tools._base import KIND_KEY
+from gth_jupyter.tools.kinds import KIND_KEY
 
 Status = Literal["pending", "in_progress", "completed"]
 _MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}

@@ -32,8 +32,9 @@ from pydantic import Field, create_model
 
 from gth_jupyter.config.command_template import unsafe_placeholders
 from gth_jupyter.config.schema import CustomToolConfig
-from gth_jupyter.tools._base import KIND_KEY, Runtime
+from gth_jupyter.tools._base import Runtime
 from gth_jupyter.tools.commands import execute, writer_of
+from gth_jupyter.tools.kinds import KIND_KEY
 from gth_jupyter.tools.shell import DEFAULT_MAX_OUTPUT_BYTES
 from gth_jupyter.tools.validation import ParameterError, build_command
 

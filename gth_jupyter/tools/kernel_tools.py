@@ -8,7 +8,7 @@
   approvals request of its own kind (``code``). Settings: ``timeout`` in ms (default 60000).
 
 Each answer is a JSON object (the widget draws tables and plots from it). Where the kernel is
-is per run: the host puts a :class:`~gth_jupyter.agent.contract.KernelAccess` in the run's
+is per run: the host puts a :class:`~gth_jupyter.contract.kernel.KernelAccess` in the run's
 context (the Jupyter server for the widget's kernel, the kernel itself for the comm transport).
 A run without one (a client outside a notebook) gets an error result that says so.
 """
@@ -22,7 +22,7 @@ from typing import Any
 from langchain_core.tools import BaseTool, ToolException
 from pydantic import BaseModel, Field
 
-from gth_jupyter.agent.contract import KernelAccess
+from gth_jupyter.contract.kernel import KernelAccess
 from gth_jupyter.tools._base import Runtime, make_tool
 
 __all__ = [

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
 from gth_jupyter.config.schema import McpServerConfig
-from gth_jupyter.tools._base import HINTS_KEY, KIND_KEY, MCP_KEY
+from gth_jupyter.tools.kinds import HINTS_KEY, KIND_KEY, MCP_KEY
 from gth_jupyter.tools.process import child_env
 
 if TYPE_CHECKING:

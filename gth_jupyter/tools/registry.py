@@ -19,7 +19,6 @@ from typing import Any
 from langchain_core.tools import BaseTool
 
 from gth_jupyter.config.effective import EffectiveConfig
-from gth_jupyter.tools._base import KIND_KEY
 from gth_jupyter.tools.checklist import make_checklist_tool
 from gth_jupyter.tools.custom import make_custom_tool
 from gth_jupyter.tools.dev import DEV_TOOLS, make_dev_tool
@@ -30,6 +29,7 @@ from gth_jupyter.tools.kernel_tools import (
     make_list_variables_tool,
     make_run_python_tool,
 )
+from gth_jupyter.tools.kinds import KIND_KEY
 from gth_jupyter.tools.shell import make_shell_tool
 from gth_jupyter.tools.state import make_state_tool
 from gth_jupyter.tools.status import make_status_tool

@@ -30,8 +30,8 @@ from langchain_core.tools import BaseTool, InjectedToolCallId, StructuredTool
 from langgraph.types import Command
 from pydantic import BaseModel, Field
 
-from gth_jupyter.agent.contract import STATE_KEY
-from gth_jupyter.tools._base import KIND_KEY
+from gth_jupyter.contract.shared_state import STATE_KEY
+from gth_jupyter.tools.kinds import KIND_KEY
 
 NAME = "gth_update_state"
 

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from gth_jupyter.agent import AgentRegistry
-from gth_jupyter.agent.checkpoint import CheckpointStore, FileLeases, LocalLeases
-from gth_jupyter.agent.contract import RunBusyError
 from gth_jupyter.config import load_config
+from gth_jupyter.contract.errors import RunBusyError
+from gth_jupyter.store import CheckpointStore, FileLeases, LocalLeases
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="flock leases are POSIX")
 
@@ -53,7 +53,8 @@ if role == "session":
         except ProtocolError as error:
             return outcome(error=error)
 else:
-    from gth_jupyter.agent import AgentRegistry, CheckpointStore
+    from gth_jupyter.agent import AgentRegistry
+    from gth_jupyter.store import CheckpointStore
     from gth_jupyter.agui import prepare_run, runtime_of, stream_events
     from gth_jupyter.config import load_config
 

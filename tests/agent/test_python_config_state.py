@@ -8,9 +8,11 @@ from pathlib import Path
 
 from langchain_core.messages import HumanMessage
 
-from gth_jupyter.agent import AgentRegistry, CheckpointStore
-from gth_jupyter.agent.contract import RunEnd, RunPlan, StateDelta, StateSnapshot
+from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.config import load_config
+from gth_jupyter.contract.run import RunEnd, RunPlan
+from gth_jupyter.contract.shared_state import StateDelta, StateSnapshot
+from gth_jupyter.store import CheckpointStore
 
 CONFIG = textwrap.dedent(
     """

@@ -6,11 +6,12 @@ import json
 import textwrap
 from pathlib import Path
 
-from gth_jupyter.agent import AgentRegistry, CheckpointStore, resolve_agent
+from gth_jupyter.agent import AgentRegistry, resolve_agent
 from gth_jupyter.config import load_config
 from gth_jupyter.middleware import ApprovalsMiddleware
 from gth_jupyter.middleware.image_injection import FrontendImageInjectionMiddleware
 from gth_jupyter.models import DemoChatModel, FakeChatModel
+from gth_jupyter.store import CheckpointStore
 from gth_jupyter.tools.registry import tool_name
 
 

@@ -7,18 +7,11 @@ import asyncio
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from gth_jupyter.agent.contract import (
-    ClientToolAnswer,
-    ClientToolSpec,
-    Resume,
-    RunBusyError,
-    RunEnd,
-    RunPlan,
-    TextEvent,
-    ToolResultEvent,
-    ToolStartEvent,
-)
 from gth_jupyter.agent.runtime import Runtime
+from gth_jupyter.contract.errors import RunBusyError
+from gth_jupyter.contract.events import TextEvent, ToolResultEvent, ToolStartEvent
+from gth_jupyter.contract.resume import ClientToolAnswer, Resume
+from gth_jupyter.contract.run import ClientToolSpec, RunEnd, RunPlan
 from gth_jupyter.models import FakeChatModel
 
 CAMERA = ClientToolSpec("capture_image", "webcam")

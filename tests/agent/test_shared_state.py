@@ -6,20 +6,21 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
 
-from gth_jupyter.agent.contract import (
+from gth_jupyter.agent.runtime import Runtime
+from gth_jupyter.contract.run import RunEnd, RunPlan
+from gth_jupyter.contract.shared_state import (
     REPLACE_STATE,
-    ActivityDelta,
-    ActivitySnapshot,
-    RunEnd,
-    RunPlan,
     StateDelta,
     StateSnapshot,
-    SurfaceTracker,
     json_patch,
     merge_state,
+)
+from gth_jupyter.contract.surfaces import (
+    ActivityDelta,
+    ActivitySnapshot,
+    SurfaceTracker,
     thread_activities,
 )
-from gth_jupyter.agent.runtime import Runtime
 from gth_jupyter.models import FakeChatModel
 from gth_jupyter.tools.a2ui import make_a2ui_tool
 from gth_jupyter.tools.state import make_state_tool

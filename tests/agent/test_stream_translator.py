@@ -5,12 +5,8 @@ from __future__ import annotations
 from langchain_core.messages import AIMessageChunk, ToolMessage
 from langgraph.types import Interrupt
 
-from gth_jupyter.agent.contract import (
-    AssistantMessageStart,
-    ToolResultMessage,
-    public_message_id,
-)
-from gth_jupyter.agent.events import (
+from gth_jupyter.agent.stream import StreamTranslator
+from gth_jupyter.contract.events import (
     ReasoningDeltaEvent,
     ReasoningEndEvent,
     ReasoningStartEvent,
@@ -23,7 +19,8 @@ from gth_jupyter.agent.events import (
     dump_agent_stream_event,
     parse_agent_stream_event,
 )
-from gth_jupyter.agent.stream import StreamTranslator
+from gth_jupyter.contract.messages import public_message_id
+from gth_jupyter.contract.run import AssistantMessageStart, ToolResultMessage
 
 META: dict[str, object] = {"langgraph_node": "model"}
 

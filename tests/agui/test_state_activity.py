@@ -6,16 +6,12 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage
 
-from gth_jupyter.agent.contract import (
-    ActivityDelta,
-    ActivitySnapshot,
-    RunPlan,
-    StateDelta,
-    StateSnapshot,
-    TextEvent,
-)
 from gth_jupyter.agui.history import thread_view
 from gth_jupyter.agui.mapping import EventMapper
+from gth_jupyter.contract.events import TextEvent
+from gth_jupyter.contract.run import RunPlan
+from gth_jupyter.contract.shared_state import StateDelta, StateSnapshot
+from gth_jupyter.contract.surfaces import ActivityDelta, ActivitySnapshot
 from gth_jupyter.tools.a2ui import make_a2ui_tool
 from gth_jupyter.tools.state import make_state_tool
 from tests.conftest import body, of_type, run_events

@@ -10,10 +10,13 @@ from typing import Any
 import pytest
 from jupyter_client.manager import AsyncKernelManager
 
-from gth_jupyter.agent import AgentRegistry, CheckpointStore
-from gth_jupyter.agent.contract import Resume, RunEnd, RunPlan, ToolResultEvent
+from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.config import GthConfig
+from gth_jupyter.contract.events import ToolResultEvent
+from gth_jupyter.contract.resume import Resume
+from gth_jupyter.contract.run import RunEnd, RunPlan
 from gth_jupyter.kernel import ClientAccess, KernelClient, KernelPool
+from gth_jupyter.store import CheckpointStore
 
 pytest.importorskip("pandas")
 pytest.importorskip("matplotlib")

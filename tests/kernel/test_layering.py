@@ -1,4 +1,5 @@
-"""The kernel engine stands alone: it imports no other layer of gth_jupyter."""
+"""The kernel engine stands alone: it imports no other layer of gth_jupyter but the run contract,
+the ground every layer stands on (its errors are coded errors)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 KERNEL = Path(__file__).resolve().parents[2] / "gth_jupyter" / "kernel"
 
 
-def test_the_kernel_package_imports_only_itself_of_gth_jupyter() -> None:
+def test_the_kernel_package_imports_only_itself_and_the_contract_of_gth_jupyter() -> None:
     for path in sorted(KERNEL.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -19,7 +20,10 @@ def test_the_kernel_package_imports_only_itself_of_gth_jupyter() -> None:
                 continue
             for name in names:
                 if name.startswith("gth_jupyter"):
-                    assert name.startswith("gth_jupyter.kernel"), (path.name, name)
+                    assert name.startswith(("gth_jupyter.kernel", "gth_jupyter.contract")), (
+                        path.name,
+                        name,
+                    )
 
 
 def test_the_inspector_sent_to_the_kernel_uses_the_standard_library_only() -> None:

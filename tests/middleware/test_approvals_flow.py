@@ -11,18 +11,13 @@ from langchain_core.tools import BaseTool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from gth_jupyter.agent.contract import (
-    PendingInterrupt,
-    Resume,
-    RunContext,
-    RunEnd,
-    RunPlan,
-    ToolOutputEvent,
-    ToolResultEvent,
-)
 from gth_jupyter.agent.runtime import Runtime
 from gth_jupyter.agui.mapping import to_interrupt
 from gth_jupyter.config.schema import ApprovalEntry, ApprovalsConfig, CustomToolConfig
+from gth_jupyter.contract.events import ToolOutputEvent, ToolResultEvent
+from gth_jupyter.contract.pending import PendingInterrupt
+from gth_jupyter.contract.resume import Resume
+from gth_jupyter.contract.run import RunContext, RunEnd, RunPlan
 from gth_jupyter.middleware.approvals import ApprovalsMiddleware
 from gth_jupyter.middleware.rater import Rater
 from gth_jupyter.models import FakeChatModel

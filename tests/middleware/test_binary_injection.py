@@ -13,8 +13,8 @@ from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from gth_jupyter.agent.contract import IMAGES_FOR, INJECTED_MARK
 from gth_jupyter.config.schema import BinaryFormatConfig
+from gth_jupyter.contract.names import IMAGES_FOR, INJECTED_MARK
 from gth_jupyter.middleware import build_middleware
 from gth_jupyter.middleware.binary_injection import (
     BinaryContentInjectionMiddleware,

@@ -10,8 +10,9 @@ from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from gth_jupyter.agent.contract import ApprovalAnswer, RunContext
 from gth_jupyter.config.schema import ApprovalEntry, ApprovalsConfig, CustomToolConfig
+from gth_jupyter.contract.resume import ApprovalAnswer
+from gth_jupyter.contract.run import RunContext
 from gth_jupyter.middleware.approval_rules import Subject
 from gth_jupyter.middleware.approvals import ApprovalsMiddleware
 from gth_jupyter.middleware.grants import GrantStore, grant_key

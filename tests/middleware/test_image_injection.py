@@ -7,8 +7,8 @@ import json
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from gth_jupyter.agent.contract import IMAGES_FOR
 from gth_jupyter.agui import thread_view
+from gth_jupyter.contract.names import IMAGES_FOR
 from gth_jupyter.middleware.image_injection import (
     MARK,
     FrontendImageInjectionMiddleware,

@@ -7,7 +7,7 @@ from langchain_core.tools import StructuredTool
 from pydantic import BaseModel
 
 from gth_jupyter.config.schema import ApprovalEntry
-from gth_jupyter.tools._base import KIND_KEY
+from gth_jupyter.tools.kinds import KIND_KEY
 from tests.middleware.test_approvals_flow import Flow, gate
 
 SHORT = "mcp__a_very_long_server_key_th__delete_everything_7f3a2b1c"

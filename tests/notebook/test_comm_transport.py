@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from gth_jupyter.agent import AgentRegistry
-from gth_jupyter.agent.checkpoint import CheckpointStore
 from gth_jupyter.config import GthConfig
 from gth_jupyter.notebook.comm_transport import CommTransport
 from gth_jupyter.notebook.kernel_agent import LoopThread
+from gth_jupyter.store import CheckpointStore
 
 
 @pytest.fixture

@@ -126,7 +126,7 @@ def test_a_closed_session_lets_its_store_go(config: Path, tmp_path: Path) -> Non
 
 KERNEL_CELL = """
 from gth_jupyter import Session
-from gth_jupyter.agent.checkpoint import default_checkpoint_path
+from gth_jupyter.store import default_checkpoint_path
 session = Session()
 widget = %gth
 scratch = Session(thread="new", checkpointer="memory")
@@ -172,9 +172,9 @@ def test_a_session_waits_out_a_busy_thread_when_asked_to(
     """Run All runs a Session cell while the %gth cells above it still run: it waits its turn."""
     import threading
 
-    from gth_jupyter.agent import CheckpointStore
     from gth_jupyter.notebook import session as session_module
     from gth_jupyter.notebook.turns import next_turn
+    from gth_jupyter.store import CheckpointStore
 
     db = tmp_path / "threads.sqlite"
     session = Session(config, thread="shared", checkpointer="sqlite", checkpoint_path=db)

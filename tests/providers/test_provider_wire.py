@@ -20,10 +20,10 @@ import httpx
 import pytest
 
 from gth_jupyter.agent import AgentRegistry
-from gth_jupyter.agent.checkpoint import CheckpointStore
 from gth_jupyter.config import load_config
 from gth_jupyter.models import resolve_model
 from gth_jupyter.server.standalone import make_app
+from gth_jupyter.store import CheckpointStore
 from tests.providers.stubs import Reply, StubServer
 from tests.sse import sse_events as parse_sse
 

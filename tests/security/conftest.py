@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gth_jupyter.config import load_config
-from gth_jupyter.config.schema import GthConfig
+from gth_jupyter.config import GthConfig, load_config
 
 
 def load(project: Path, config: dict[str, Any]) -> GthConfig:

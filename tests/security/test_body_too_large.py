@@ -22,9 +22,9 @@ import pytest
 import pytest_asyncio
 
 from gth_jupyter.agent import AgentRegistry
-from gth_jupyter.agent.checkpoint import CheckpointStore
 from gth_jupyter.config import GthConfig
 from gth_jupyter.server.standalone import make_app
+from gth_jupyter.store import CheckpointStore
 
 TOKEN = "body-limit-token-0123456789"
 LIMIT = 100_000

@@ -28,15 +28,16 @@ from ag_ui.core import RunAgentInput
 from langchain_core.messages import HumanMessage
 from langchain_core.tools import BaseTool
 
-from gth_jupyter.agent import AgentRegistry, CheckpointStore
+from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.agent.client_tools import make_client_tool
-from gth_jupyter.agent.contract import RunEnd, RunPlan, ThreadState
-from gth_jupyter.agent.events import ToolResultEvent
 from gth_jupyter.agui.plan import decide
 from gth_jupyter.config import load_config
 from gth_jupyter.config.schema import ApprovalsConfig, McpServerConfig
+from gth_jupyter.contract.events import ToolResultEvent
+from gth_jupyter.contract.run import RunEnd, RunPlan, ThreadState
 from gth_jupyter.middleware.approvals import ApprovalsMiddleware
-from gth_jupyter.tools._base import KIND_KEY, kind_of
+from gth_jupyter.store import CheckpointStore
+from gth_jupyter.tools.kinds import KIND_KEY, kind_of
 from gth_jupyter.tools.mcp import McpServers
 from tests.middleware.test_approvals_flow import Flow
 

@@ -16,9 +16,9 @@ import pytest
 import pytest_asyncio
 
 from gth_jupyter.agent import AgentRegistry
-from gth_jupyter.agent.checkpoint import CheckpointStore
 from gth_jupyter.config import GthConfig
 from gth_jupyter.server.standalone import make_app
+from gth_jupyter.store import CheckpointStore
 
 TOKEN = "guards-token-0123456789"
 AUTH = {"Authorization": f"token {TOKEN}"}

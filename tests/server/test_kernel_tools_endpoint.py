@@ -12,9 +12,9 @@ import pytest
 from tornado.httpclient import HTTPClientError
 
 from gth_jupyter.agent import AgentRegistry
-from gth_jupyter.agent.checkpoint import CheckpointStore
 from gth_jupyter.config import GthConfig
 from gth_jupyter.server.standalone import make_app
+from gth_jupyter.store import CheckpointStore
 from tests.sse import sse_events as parse_sse
 
 KERNEL_TOOLS = ["list_variables", "describe_variable", "run_python"]

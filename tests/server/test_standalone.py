@@ -15,9 +15,9 @@ import pytest
 import pytest_asyncio
 
 from gth_jupyter.agent import AgentRegistry
-from gth_jupyter.agent.checkpoint import CheckpointStore
 from gth_jupyter.config import GthConfig
 from gth_jupyter.server.standalone import make_app
+from gth_jupyter.store import CheckpointStore
 from tests.sse import sse_events as parse_sse
 
 TOKEN = "s3cret-s3cret-s3cret"

@@ -17,12 +17,14 @@ pytest.importorskip("uvicorn")
 from langchain_core.messages import HumanMessage
 from langchain_core.tools import BaseTool
 
-from gth_jupyter.agent import AgentRegistry, CheckpointStore
-from gth_jupyter.agent.contract import RunEnd, RunPlan, ToolResultEvent
+from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.config import GthConfig
 from gth_jupyter.config.schema import A2aAgentConfig
-from gth_jupyter.tools._base import kind_of
+from gth_jupyter.contract.events import ToolResultEvent
+from gth_jupyter.contract.run import RunEnd, RunPlan
+from gth_jupyter.store import CheckpointStore
 from gth_jupyter.tools.a2a import Conversations, cap, make_a2a_tools
+from gth_jupyter.tools.kinds import kind_of
 from tests.tools.a2a_agent import Memory, serve
 
 

@@ -9,9 +9,10 @@ from pathlib import Path
 
 from langchain_core.messages import HumanMessage
 
-from gth_jupyter.agent import AgentRegistry, CheckpointStore
-from gth_jupyter.agent.contract import RunEnd, RunPlan
+from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.config import GthConfig
+from gth_jupyter.contract.run import RunEnd, RunPlan
+from gth_jupyter.store import CheckpointStore
 
 # A 1x1 PNG.
 PNG = base64.b64decode(

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from gth_jupyter.agent import AgentRegistry
-from gth_jupyter.agent.checkpoint import CheckpointStore
 from gth_jupyter.config import GthConfig
 from gth_jupyter.config.schema import ApprovalsConfig, McpServerConfig
 from gth_jupyter.middleware.approval_policy import decide
 from gth_jupyter.middleware.approval_rules import names_subject
-from gth_jupyter.tools._base import kind_of
+from gth_jupyter.store import CheckpointStore
+from gth_jupyter.tools.kinds import kind_of
 from gth_jupyter.tools.mcp import McpServers
 
 SERVER = str(Path(__file__).with_name("mcp_server.py"))

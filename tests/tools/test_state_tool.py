@@ -5,8 +5,8 @@ from __future__ import annotations
 from langchain_core.messages import ToolMessage
 from langgraph.types import Command
 
-from gth_jupyter.agent.contract import STATE_KEY
 from gth_jupyter.config.effective import KNOWN_BUILT_IN_TOOLS
+from gth_jupyter.contract.shared_state import STATE_KEY
 from gth_jupyter.tools.registry import FACTORIES
 from gth_jupyter.tools.state import make_state_tool
 

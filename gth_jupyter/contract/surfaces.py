@@ -14,6 +14,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, ToolMessage
 
+from .messages import tool_content_text
 from .shared_state import json_patch
 
 __all__ = [
@@ -116,8 +117,6 @@ class SurfaceTracker:
             and message.name == SURFACE_TOOL
             and message.status != "error"
         ):
-            from .contract import tool_content_text  # the contract re-exports this module
-
             return self.show(message.tool_call_id, tool_content_text(message.content))
         return []
 

@@ -1,14 +1,10 @@
-"""The run contract: everything the protocol layer and the hosts read of a run, LangGraph-free.
+"""The run contract: what a host asks of a run, what the run streams, and what a thread holds.
 
 A host describes a run as a :class:`RunPlan` (new messages, or answers to what the thread waits
 on), reads :data:`StreamItem` values followed by one :class:`RunEnd`, and inspects a thread as a
-:class:`ThreadState`. Failures an agent raises before a run starts are :class:`AgentError`
-subclasses with a stable ``code``; the AG-UI layer maps them to HTTP refusals.
-
-The resume codec (how an answer to a suspended call is encoded and read back) lives in
-``resume.py``, the errors in ``errors.py``, the shared state in ``shared_state.py`` and A2UI
-surfaces as activity in ``surfaces.py``; this module re-exports them, so the protocol layer reads
-one module of the agent.
+:class:`ThreadState`. The graph sees the per-run :class:`RunContext`. LangGraph-free: the resume
+codec is ``resume.py``, the refusals ``errors.py``, the shared state ``shared_state.py``, A2UI
+surfaces ``surfaces.py``.
 """
 
 from __future__ import annotations
@@ -16,168 +12,33 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from .errors import (
-    AgentError,
-    AgentNotFoundError,
-    AgentUnavailableError,
-    InterruptMismatchError,
-    InterruptPendingError,
-    NoPendingInterruptError,
-    RunBusyError,
-    describe_pending,
-)
-from .events import (
-    AgentStreamEvent,
-    ReasoningDeltaEvent,
-    ReasoningEndEvent,
-    ReasoningStartEvent,
-    TextEvent,
-    ToolArgsEvent,
-    ToolEndEvent,
-    ToolOutputEvent,
-    ToolResultEvent,
-    ToolStartEvent,
-)
-from .names import DEFAULT_AGENT
-from .resume import (
-    APPROVAL_INTERRUPT,
-    APPROVAL_RESPONSE_SCHEMA,
-    CLIENT_TOOL_INTERRUPT,
-    ApprovalAnswer,
-    ClientToolAnswer,
-    PendingInterrupt,
-    Resume,
-    ToolResult,
-    forwarded_command,
-    resume_from_command,
-    resume_from_entries,
-    resume_from_tool_results,
-)
-from .shared_state import (
-    REPLACE_STATE,
-    STATE_KEY,
-    StateDelta,
-    StateSnapshot,
-    json_patch,
-    merge_state,
-)
-from .surfaces import (
-    A2UI_ACTIVITY,
-    SURFACE_TOOL,
-    ActivityDelta,
-    ActivitySnapshot,
-    SurfaceTracker,
-    surface_operations,
-    thread_activities,
-)
+from .events import AgentStreamEvent
+from .kernel import KernelAccess
+from .messages import starts_turn
+from .names import TURN_KEY
+from .pending import PendingInterrupt
+from .resume import Resume
+from .shared_state import StateDelta, StateSnapshot
+from .surfaces import ActivityDelta, ActivitySnapshot
 
 __all__ = [
-    "A2UI_ACTIVITY",
-    "APPROVAL_INTERRUPT",
-    "APPROVAL_RESPONSE_SCHEMA",
-    "CLIENT_TOOL_INTERRUPT",
-    "DEFAULT_AGENT",
     "EMPTY_SCHEMA",
-    "IMAGES_FOR",
-    "INJECTED_MARK",
-    "OWNER_KEY",
-    "PHOTO_PLACEHOLDER",
-    "REPLACE_STATE",
-    "STATE_KEY",
-    "SURFACE_TOOL",
-    "TURN_KEY",
-    "ActivityDelta",
-    "ActivitySnapshot",
-    "AgentError",
-    "AgentNotFoundError",
-    "AgentStreamEvent",
-    "AgentUnavailableError",
-    "ApprovalAnswer",
     "AssistantMessageStart",
-    "ClientToolAnswer",
     "ClientToolSpec",
-    "InterruptMismatchError",
-    "InterruptPendingError",
-    "KernelAccess",
-    "NoPendingInterruptError",
-    "PendingInterrupt",
-    "ReasoningDeltaEvent",
-    "ReasoningEndEvent",
-    "ReasoningStartEvent",
-    "Resume",
-    "RunBusyError",
     "RunContext",
     "RunEnd",
     "RunPlan",
-    "StateDelta",
-    "StateSnapshot",
     "StreamItem",
-    "SurfaceTracker",
-    "TextEvent",
     "ThreadState",
-    "ToolArgsEvent",
-    "ToolEndEvent",
-    "ToolOutputEvent",
-    "ToolResult",
-    "ToolResultEvent",
     "ToolResultMessage",
-    "ToolStartEvent",
     "Turn",
-    "describe_pending",
-    "forwarded_command",
-    "json_patch",
-    "merge_state",
-    "public_message_id",
-    "resume_from_command",
-    "resume_from_entries",
-    "resume_from_tool_results",
-    "starts_turn",
-    "surface_operations",
-    "thread_activities",
-    "tool_content_text",
 ]
 
-#: ``additional_kwargs`` key of messages middleware added for the model only (a captured frame).
-INJECTED_MARK = "gth_image_injected"
-#: ``additional_kwargs`` key of an injected message holding a tool's images: that tool call's id
-#: (so a transcript can show the images in the tool's card, where the result no longer has them).
-IMAGES_FOR = "gth_images_for"
-#: How the result of a photo moved out for the model (``frontend-image-injection``) begins, so a
-#: transcript can tell it and put the photo back into the ``capture_image`` card.
-PHOTO_PLACEHOLDER = "[image captured: "
-#: ``configurable`` key of a run's config naming the user it runs for (the thread's owner), so
-#: middleware can scope what a user granted to that user.
-OWNER_KEY = "gth_owner"
-#: ``additional_kwargs`` key naming the turn a user message starts: the widget (a ``%gth``
-#: cell) that sent it. Everything after it, up to the next user message, belongs to that turn.
-TURN_KEY = "gth_turn"
-
 EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
-
-
-_RUN_ID_PREFIX = "lc_run--"
-
-
-def public_message_id(message_id: str | None) -> str | None:
-    """LangChain's generated ``lc_run--<uuid>`` ids, shortened to the uuid for the wire."""
-    if message_id and message_id.startswith(_RUN_ID_PREFIX):
-        return message_id[len(_RUN_ID_PREFIX) :]
-    return message_id
-
-
-def tool_content_text(content: Any) -> str:
-    """A tool result's content as the text a client shows."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list) and all(
-        isinstance(b, dict) and b.get("type") == "text" for b in content
-    ):
-        return "".join(str(b.get("text", "")) for b in content)
-    return json.dumps(content, ensure_ascii=False, default=str)
 
 
 # -- stream items ---------------------------------------------------------------------------
@@ -278,24 +139,6 @@ class Turn:
 
     turn_id: str | None
     messages: list[BaseMessage]
-
-
-def starts_turn(message: BaseMessage) -> bool:
-    """A user message the person sent (not one middleware added for the model)."""
-    return message.type == "human" and not message.additional_kwargs.get(INJECTED_MARK)
-
-
-class KernelAccess(Protocol):
-    """A live notebook kernel as the kernel tools see it; each host provides its own.
-
-    Answers are JSON-able dicts; a failure is ``{"error": code, "message": text}``, never a
-    raise. ``where`` says where introspection ran (``subshell``, ``main`` or ``in-kernel``)."""
-
-    async def list_variables(self, offset: int, limit: int) -> dict[str, Any]: ...
-
-    async def describe_variable(self, name: str, data_context: str) -> dict[str, Any]: ...
-
-    async def run_python(self, code: str, timeout: float) -> dict[str, Any]: ...
 
 
 @dataclass

@@ -9,8 +9,7 @@ with, and reads it back inside the graph.
   :class:`ApprovalAnswer`; each has ``to_resume_value`` and ``from_resume_value``, and the latter
   reads every shape a caller may have resumed with.
 
-LangGraph-free, like the rest of the run contract (:mod:`gth_jupyter.agent.contract` re-exports
-these names for the protocol layer).
+LangGraph-free, like the rest of the run contract; what a thread waits on is in ``pending.py``.
 """
 
 from __future__ import annotations
@@ -21,14 +20,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .errors import InterruptMismatchError, NoPendingInterruptError
+from .pending import CLIENT_TOOL_INTERRUPT, PendingInterrupt
 
 __all__ = [
-    "APPROVAL_INTERRUPT",
     "APPROVAL_RESPONSE_SCHEMA",
-    "CLIENT_TOOL_INTERRUPT",
     "ApprovalAnswer",
     "ClientToolAnswer",
-    "PendingInterrupt",
     "Resume",
     "ToolResult",
     "encode_answer",
@@ -38,10 +35,6 @@ __all__ = [
     "resume_from_tool_results",
 ]
 
-#: Marks an interrupt raised for a client tool call.
-CLIENT_TOOL_INTERRUPT = "gth.client_tool"
-#: Marks an interrupt raised by the approvals gate.
-APPROVAL_INTERRUPT = "gth.approval"
 APPROVAL_RESPONSE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -51,44 +44,6 @@ APPROVAL_RESPONSE_SCHEMA: dict[str, Any] = {
     },
     "required": ["approved"],
 }
-
-
-InterruptKind = Literal["client_tool", "approval", "other"]
-
-
-@dataclass(frozen=True)
-class PendingInterrupt:
-    """An interrupt the thread is suspended on."""
-
-    id: str
-    value: Any
-    tool_call_id: str | None = None
-    tool_name: str | None = None
-    kind: InterruptKind = "other"
-
-    @property
-    def client_tool(self) -> bool:
-        return self.kind == "client_tool"
-
-    @classmethod
-    def of(cls, interrupt_id: str, value: Any) -> PendingInterrupt:
-        """Reads what an interrupt value says about itself (its kind, tool call and tool)."""
-        if not isinstance(value, dict):
-            return cls(interrupt_id, value)
-        kind: InterruptKind = "other"
-        if value.get("type") == CLIENT_TOOL_INTERRUPT:
-            kind = "client_tool"
-        elif value.get("type") == APPROVAL_INTERRUPT:
-            kind = "approval"
-        call_id = value.get("toolCallId") or value.get("tool_call_id")
-        name = value.get("name") if kind == "client_tool" else value.get("toolName")
-        return cls(
-            interrupt_id,
-            value,
-            call_id if isinstance(call_id, str) else None,
-            name if isinstance(name, str) else None,
-            kind,
-        )
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,12 @@
-"""Refusals the agent raises before a run starts: each has a stable ``code`` and a sentence.
+"""Coded errors: :class:`CodedError`, the one base of every error a caller can act on (a stable
+snake_case ``code``, a ``message`` sentence and a JSON-shaped ``detail``), and the refusals the
+agent raises before a run starts.
 
-The protocol layer maps them to HTTP statuses (:func:`gth_jupyter.agui.errors.from_agent_error`)
-and keeps the code and the sentence, so a client matches on the code whatever the transport.
+The protocol layer maps the agent's refusals to HTTP statuses
+(:func:`gth_jupyter.agui.errors.from_agent_error`) and keeps the code and the sentence, so a
+client matches on the code whatever the transport. The other families (``ProtocolError``,
+``ConfigError``, ``KernelClientError``, ``ModelConfigError``, ``FakeModelError``) live beside the
+code that raises them and share this base.
 """
 
 from __future__ import annotations
@@ -9,30 +14,45 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .pending import describe_pending
+
 if TYPE_CHECKING:
-    from .resume import PendingInterrupt
+    from .pending import PendingInterrupt
 
 __all__ = [
     "AgentError",
     "AgentNotFoundError",
     "AgentUnavailableError",
+    "CodedError",
     "InterruptMismatchError",
     "InterruptPendingError",
     "NoPendingInterruptError",
     "RunBusyError",
-    "describe_pending",
 ]
 
 
-class AgentError(Exception):
-    """A refusal before a run starts; ``code`` is stable, ``detail`` JSON-shaped."""
+class CodedError(Exception):
+    """An error a caller can act on: ``code`` is stable (snake_case), ``message`` a sentence,
+    ``detail`` JSON-shaped or ``None``. A family sets its ``code`` on the class; an instance may
+    name a more precise one."""
+
+    code = "error"
+
+    def __init__(self, message: str, detail: Any = None, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.detail = detail
+        if code is not None:
+            self.code = code
+
+
+class AgentError(CodedError):
+    """A refusal before a run starts; ``detail`` is a JSON object or ``None``."""
 
     code = "agent_error"
 
     def __init__(self, message: str, detail: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.detail = detail
+        super().__init__(message, detail)
 
 
 class AgentNotFoundError(AgentError):
@@ -91,16 +111,3 @@ class InterruptPendingError(AgentError):
             "The thread is waiting for an answer to an interrupt; send it in 'resume' first.",
             {"pending": describe_pending(pending)},
         )
-
-
-def describe_pending(pending: Sequence[PendingInterrupt]) -> list[dict[str, Any]]:
-    """What a refusal tells the client about the interrupts a thread waits on."""
-    out: list[dict[str, Any]] = []
-    for p in pending:
-        item: dict[str, Any] = {"interruptId": p.id, "clientTool": p.client_tool}
-        if p.tool_call_id:
-            item["toolCallId"] = p.tool_call_id
-        if p.tool_name:
-            item["toolName"] = p.tool_name
-        out.append(item)
-    return out

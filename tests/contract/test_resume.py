@@ -6,14 +6,11 @@ from typing import Any
 
 import pytest
 
-from gth_jupyter.agent.contract import (
-    APPROVAL_INTERRUPT,
-    CLIENT_TOOL_INTERRUPT,
+from gth_jupyter.contract.errors import InterruptMismatchError, NoPendingInterruptError
+from gth_jupyter.contract.pending import APPROVAL_INTERRUPT, CLIENT_TOOL_INTERRUPT, PendingInterrupt
+from gth_jupyter.contract.resume import (
     ApprovalAnswer,
     ClientToolAnswer,
-    InterruptMismatchError,
-    NoPendingInterruptError,
-    PendingInterrupt,
     ToolResult,
     forwarded_command,
     resume_from_command,

@@ -1,0 +1,32 @@
+"""Names every layer shares, in a module that imports nothing: the kernel's ``%gth`` needs them
+without loading the agent stack, and tools and middleware read the same marks the protocol layer
+writes."""
+
+from __future__ import annotations
+
+__all__ = [
+    "DEFAULT_AGENT",
+    "IMAGES_FOR",
+    "INJECTED_MARK",
+    "OWNER_KEY",
+    "PHOTO_PLACEHOLDER",
+    "TURN_KEY",
+]
+
+#: The agent a host serves when a request names none.
+DEFAULT_AGENT = "default"
+
+#: ``additional_kwargs`` key of messages middleware added for the model only (a captured frame).
+INJECTED_MARK = "gth_image_injected"
+#: ``additional_kwargs`` key of an injected message holding a tool's images: that tool call's id
+#: (so a transcript can show the images in the tool's card, where the result no longer has them).
+IMAGES_FOR = "gth_images_for"
+#: How the result of a photo moved out for the model (``frontend-image-injection``) begins, so a
+#: transcript can tell it and put the photo back into the ``capture_image`` card.
+PHOTO_PLACEHOLDER = "[image captured: "
+#: ``configurable`` key of a run's config naming the user it runs for (the thread's owner), so
+#: middleware can scope what a user granted to that user.
+OWNER_KEY = "gth_owner"
+#: ``additional_kwargs`` key naming the turn a user message starts: the widget (a ``%gth``
+#: cell) that sent it. Everything after it, up to the next user message, belongs to that turn.
+TURN_KEY = "gth_turn"
