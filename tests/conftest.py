@@ -75,9 +75,47 @@ def text_of(events: list[dict[str, Any]]) -> str:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Browser tests last: Playwright's sync API keeps an event loop running on this thread
-    until the session ends, which no asyncio test after it could share."""
-    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+    """Browser tests first: run alone (``-n 0``) the longest report first; with pytest-xdist
+    see ``pytest_xdist_make_scheduler``."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is None)
+
+
+def _unit_of(nodeid: str) -> str:
+    """The work unit of a test under pytest-xdist: a browser module's tests together (they
+    share its Jupyter servers and Chromium), the Hub's three modules together (they share the
+    Hub), any other test alone."""
+    module = nodeid.split("::", 1)[0]
+    if module.startswith("tests/hub/"):
+        return "tests/hub"
+    return module if module.startswith("tests/browser/") else nodeid
+
+
+def _shares_a_server(unit: str) -> bool:
+    return unit == "tests/hub" or unit.startswith("tests/browser/")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadscope`` (scripts/test.sh) by ``_unit_of``: the first worker takes the
+    browser and Hub units (mostly waiting on pages and streams), the others the rest (mostly
+    CPU), and each takes from the other queue when its own is empty."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Scheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _unit_of(nodeid)
+
+        def _assign_work_unit(self, node: Any) -> None:
+            wants_browser = node.gateway.id == "gw0"
+            preferred = (u for u in self.workqueue if _shares_a_server(u) == wants_browser)
+            unit = next(preferred, None)
+            if unit is not None:
+                self.workqueue.move_to_end(unit, last=False)
+            super()._assign_work_unit(node)
+
+    return Scheduling(config, log)
 
 
 @pytest.fixture(scope="session")
@@ -98,7 +136,7 @@ def pg_url(pg_admin_url: str) -> Iterator[str]:
 
 @pytest.fixture
 def redis_url() -> str:
-    """The real test Redis, emptied for this test."""
+    """The real test Redis, this worker's database of it emptied for this test."""
     import redis
 
     from tests.services import redis_url as url_of
@@ -106,7 +144,7 @@ def redis_url() -> str:
     url = url_of()
     client = redis.Redis.from_url(url)
     try:
-        client.flushall()
+        client.flushdb()
     finally:
         client.close()
     return url

@@ -12,6 +12,7 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -72,5 +73,18 @@ def fresh_database(admin: str, prefix: str = "gth_test_") -> Iterator[str]:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def worker_index() -> int:
+    """This pytest-xdist worker's number (``gw3`` is 3); 0 without xdist."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    return int(worker.removeprefix("gw") or 0)
+
+
 def redis_url() -> str:
-    return service_url(REDIS_VAR, "Redis")
+    """The test Redis, on a database of this worker's own: parallel workers share the server,
+    and each test empties its worker's database (``FLUSHDB``), never another's."""
+    url = service_url(REDIS_VAR, "Redis")
+    parts = urlsplit(url)
+    base = int(parts.path.strip("/") or 0)
+    # Redis has 16 databases by default: scripts/test.sh runs at most 8 workers.
+    index = (base + worker_index()) % 16
+    return urlunsplit(parts._replace(path=f"/{index}"))

@@ -1,5 +1,5 @@
-"""Fixtures for the browser suite: one headless Chromium per session, one Jupyter server per
-app (JupyterLab 4, Notebook 7) per module, and a fresh browser context per test.
+"""Fixtures for the browser suite: one headless Chromium and one Jupyter server per app
+(JupyterLab 4, Notebook 7) per module, and a fresh browser context per test.
 
 When a test fails, its page is saved as ``test-artifacts/browser/<test>-FAILED.png`` with the
 browser console (``-console.log``), the widget's HTML (``-widget.html``), the server log written
@@ -52,7 +52,10 @@ def jp_server_cleanup() -> None:
     return None
 
 
-@pytest.fixture(scope="session")
+# Per module, not per session: Playwright's sync API runs an event loop on this thread while it
+# is open, which the asyncio tests a pytest-xdist worker runs after a browser module could not
+# share. A launch costs about a second; a module's tests run in one worker (tests/conftest.py).
+@pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
