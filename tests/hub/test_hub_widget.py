@@ -6,7 +6,7 @@ over the kernel's comm), so base URL, cookies and XSRF all work behind the Hub. 
 shows that the server's database and Redis URLs are not in the kernel's environment.
 
 Headless Debian chromium. Playwright's sync API runs each test in a thread of its own: the
-browser suite keeps its own Playwright (one per session) on the main thread, and two cannot
+browser suite keeps its own Playwright (one per module) on the main thread, and two cannot
 share a thread.
 """
 
