@@ -3,7 +3,9 @@
 # from Node, and the browser suite in headless Chromium). Installs what it needs first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
+# The whole script in one block: bash reads it before running any of it, so editing this file
+# while a run is going (a 10-minute run) does not feed the run the new text half-way.
+{
 cat <<'TXT'
 == scripts/test.sh: every test of gth-jupyter
 Installs what is missing first: .venv/ with the package and its test extras (uv), the widget's
@@ -40,3 +42,5 @@ echo "== pytest"
 # first worker on the browser tests and the others on the rest (tests/conftest.py). `-n 0` runs
 # in this process alone.
 .venv/bin/pytest -n auto --maxprocesses 8 --dist loadscope --no-loadscope-reorder --durations 10 "$@"
+exit
+}
