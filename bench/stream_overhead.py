@@ -57,8 +57,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from gth_jupyter.agent.graph import AgentGraph, build_graph
 from gth_jupyter.agent.runtime import Runtime
 from gth_jupyter.agui.run import prepare_run, stream_events
-from gth_jupyter.agui.sse import encode
 from gth_jupyter.models import FakeChatModel
+from gth_jupyter.runs.sse import encode
 
 RESULTS_PATH = Path(__file__).resolve().parent / "results" / "stream_overhead.json"
 READY_PREFIX = "gth-jupyter AG-UI server on http://"

@@ -22,6 +22,7 @@ __all__ = [
     "journal_unavailable",
     "kernel_forbidden",
     "kernel_not_found",
+    "run_elsewhere",
     "run_exists",
     "run_not_found",
     "thread_not_found",
@@ -133,6 +134,16 @@ def run_exists(run: str) -> ProtocolError:
         409,
         "run_exists",
         f"The runId {run[:80]!r} belongs to another run; send a new runId to start a run.",
+    )
+
+
+def run_elsewhere(run: str) -> ProtocolError:
+    """A run another server process streams (found in the shared journal): stopped there."""
+    return ProtocolError(
+        409,
+        "run_elsewhere",
+        f"Run {run[:80]!r} streams in another server process; stop it there, or wait for it to "
+        "end.",
     )
 
 

@@ -25,6 +25,7 @@ import ag_ui.core as agui
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 
 from ..contract.errors import InterruptMismatchError, InterruptPendingError
+from ..contract.kernel import KernelAccess
 from ..contract.messages import public_message_id
 from ..contract.names import TURN_KEY
 from ..contract.resume import (
@@ -53,12 +54,22 @@ class Decision:
     client_answered: set[str] = field(default_factory=set)
 
 
-def decide(request: agui.RunAgentInput, state: ThreadState, *, turn: str | None = None) -> Decision:
+def decide(
+    request: agui.RunAgentInput,
+    state: ThreadState,
+    *,
+    turn: str | None = None,
+    thread_key: str | None = None,
+    kernel: KernelAccess | None = None,
+    owner: str = "",
+) -> Decision:
     """What ``request`` asks of a thread in ``state``; raises an ``AgentError`` to refuse it.
 
     The user messages it adds are tagged with ``turn`` (the widget that sent them), so a page
-    can later show one cell's turn alone."""
-    decision = _decide(request, state)
+    can later show one cell's turn alone. The plan runs on ``thread_key`` (the thread's key in
+    the store; default: the request's thread id), for ``owner``, with ``kernel`` for its kernel
+    tools, and reuses ``state`` as the thread it read: it is whole when decided."""
+    decision = _decide(request, state, thread_key or request.thread_id, kernel, owner)
     if turn is not None:
         for message in (*decision.plan.messages, *decision.plan.queued):
             if isinstance(message, HumanMessage):
@@ -66,9 +77,18 @@ def decide(request: agui.RunAgentInput, state: ThreadState, *, turn: str | None 
     return decision
 
 
-def _decide(request: agui.RunAgentInput, state: ThreadState) -> Decision:
+def _decide(
+    request: agui.RunAgentInput,
+    state: ThreadState,
+    thread_key: str,
+    kernel: KernelAccess | None,
+    owner: str,
+) -> Decision:
     plan = RunPlan(
-        thread_id=request.thread_id,
+        thread_id=thread_key,
+        kernel=kernel,
+        owner=owner,
+        before=state,
         client_tools=[
             ClientToolSpec(t.name, t.description or "", t.parameters or dict(EMPTY_SCHEMA))
             for t in request.tools or []

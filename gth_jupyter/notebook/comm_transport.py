@@ -26,6 +26,7 @@ from .kernel_agent import LoopThread, kernel_loop, kernel_registry
 if TYPE_CHECKING:
     from ..agent import AgentRegistry
     from ..agui import ProtocolError
+    from ..runs import RunService
 
 __all__ = ["CommTransport", "bundle_code"]
 
@@ -34,6 +35,7 @@ log = logging.getLogger(__name__)
 Send = Callable[[dict[str, Any]], None]
 #: Request ids are echoed back; a page cannot make the kernel echo megabytes.
 MAX_ID = 200
+_kernel_runs: RunService | None = None
 
 
 def bundle_code() -> str:
@@ -93,7 +95,7 @@ class CommTransport:
         return None
 
     async def _run(self, request_id: str, agent: str, body: bytes) -> None:
-        from ..agui import ProtocolError, prepare_run, pump_sse, runtime_of
+        from ..agui import ProtocolError, prepare_run, runtime_of
 
         try:
             runtime = await runtime_of(self._registry(), agent)
@@ -115,7 +117,7 @@ class CommTransport:
 
         try:
             # A comm message costs more than an HTTP write: coalesce over a frame (16 ms).
-            await pump_sse(prepared, write, flush, window=0.016)
+            await kernel_runs().pump(prepared, write, flush, window=0.016)
         finally:
             self._send({"type": "end", "requestId": request_id})
 
@@ -133,6 +135,16 @@ class CommTransport:
     def _refuse(self, request_id: str, error: ProtocolError) -> None:
         body = error.to_json()
         self._send({"type": "error", "requestId": request_id, "status": error.status, "body": body})
+
+
+def kernel_runs() -> RunService:
+    """This kernel's run service (each host process has one), made on first use."""
+    global _kernel_runs
+    if _kernel_runs is None:
+        from ..runs import RunService
+
+        _kernel_runs = RunService()
+    return _kernel_runs
 
 
 def _default_agent() -> str:

@@ -13,10 +13,11 @@ from jupyter_server.extension.application import ExtensionApp
 from traitlets import Enum, Float, Int, List, Unicode, observe
 
 from ..agent import AgentRegistry
-from ..agui import DEFAULT_MAX_BODY_BYTES, Journals
-from ..agui.journal import BUDGET_BYTES, USER_BUDGET_BYTES
+from ..agui import DEFAULT_MAX_BODY_BYTES
 from ..config import load_config
 from ..kernel import KernelPool
+from ..runs import Journals, RunService, make_journals
+from ..runs.journal import BUDGET_BYTES, USER_BUDGET_BYTES
 from ..store import CheckpointStore
 from ..store.postgres_env import (
     DATABASE_URL_VAR,
@@ -24,10 +25,10 @@ from ..store.postgres_env import (
     postgres_missing,
     take_service_urls,
 )
-from .handlers import ADMIN_USERS_KEY, HANDLERS
+from .handlers import HANDLERS
+from .host import HOST_KEY, GthHost
 from .identity import server_owner
-from .journals import make_journals
-from .routes import JOURNALS_KEY, KERNELS_KEY, MAX_BODY_KEY, REGISTRY_KEY, route_table
+from .routes import route_table
 from .token import make_non_dumpable
 
 __all__ = ["NOTEBOOK_COMMAND", "GthJupyterApp"]
@@ -108,6 +109,8 @@ class GthJupyterApp(ExtensionApp):
     registry: AgentRegistry
     kernels: KernelPool | None = None
     journals: Journals
+    #: What the handlers reach (``self.host``), once initialized.
+    host: GthHost
     #: The database and Redis URLs in effect (environment over settings), once initialized.
     database_url_resolved: str | None = None
     redis_url_resolved: str | None = None
@@ -157,18 +160,17 @@ class GthJupyterApp(ExtensionApp):
         self.kernels = KernelPool(manager) if manager is not None else None
         self.journals = make_journals(
             self.redis_url_resolved,
+            server_owner(),
             budget_bytes=self.journal_budget_bytes,
             user_budget_bytes=self.journal_user_budget_bytes,
         )
-        self.settings.update(
-            {
-                REGISTRY_KEY: self.registry,
-                MAX_BODY_KEY: limit,
-                KERNELS_KEY: self.kernels,
-                JOURNALS_KEY: self.journals,
-                ADMIN_USERS_KEY: list(self.admin_users),
-            }
+        self.host = GthHost(
+            self.registry,
+            RunService(self.journals, self.kernels),
+            limit,
+            frozenset(self.admin_users),
         )
+        self.settings[HOST_KEY] = self.host
         info = self.registry.info()
         self.log.info("gth-jupyter: agent ready on %s (%s)", info["model"], info["provider"])
 
@@ -188,11 +190,9 @@ class GthJupyterApp(ExtensionApp):
         self.handlers.extend(route_table(HANDLERS))
 
     async def stop_extension(self) -> None:
-        if self.kernels is not None:
-            await self.kernels.close()
-        journals: Any = getattr(self, "journals", None)
-        if journals is not None:
-            await journals.close()
+        host: GthHost | None = getattr(self, "host", None)
+        if host is not None:
+            await host.runs.close()  # the journals, and our clients of the kernels
         registry: Any = getattr(self, "registry", None)
         if registry is not None:
             await registry.close()

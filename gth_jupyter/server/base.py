@@ -1,5 +1,6 @@
 """What every route handler of both hosts shares: bodies read within a limit, JSON answers
-and refusals, the registry, who is asking, and where runs are journaled.
+and refusals, the host's objects (:class:`~.host.GthHost`: the registry, the run service), and
+who is asking.
 
 Bodies are read by the handler, not by tornado: tornado's own size limit answers an empty
 ``400 Bad Request``, so each handler lifts it for its request and counts the bytes itself. A body
@@ -20,21 +21,13 @@ from typing import Any
 from tornado import web
 
 from ..agent import AgentRegistry
-from ..agui import DEFAULT_MAX_BODY_BYTES, Journals, LocalJournals, ProtocolError, Requester
+from ..agui import ProtocolError, Requester
 from ..agui.errors import body_too_large
+from ..runs import RunService
+from .host import HOST_KEY, GthHost
 
-__all__ = [
-    "DRAIN_BYTES",
-    "JOURNALS_KEY",
-    "MAX_BODY_KEY",
-    "REGISTRY_KEY",
-    "BaseRoutes",
-]
+__all__ = ["DRAIN_BYTES", "BaseRoutes"]
 
-REGISTRY_KEY = "gth_registry"
-#: The host's :class:`~gth_jupyter.agui.Journals` (runs' frames, for re-attaching clients).
-JOURNALS_KEY = "gth_journals"
-MAX_BODY_KEY = "gth_max_body_bytes"
 #: How much of a refused body is read and dropped so that its sender sees the 413.
 DRAIN_BYTES = 64 * 1024 * 1024
 
@@ -55,16 +48,22 @@ class BaseRoutes(web.RequestHandler):
     """The shared ground of both hosts' handlers; subclasses add authentication.
 
     The body streams in through :meth:`data_received` and is kept only while it stays within
-    the host's limit (``MAX_BODY_KEY``); :attr:`body` is what arrived.
+    the host's limit (``GthHost.max_body_bytes``); :attr:`body` is what arrived.
     """
 
     _body_size = 0
     _draining = False
 
     @property
+    def host(self) -> GthHost:
+        """The host's long-lived objects."""
+        host: GthHost = self.settings[HOST_KEY]
+        return host
+
+    @property
     def max_body_bytes(self) -> int:
         """The largest body this host accepts, in bytes."""
-        return int(self.settings.get(MAX_BODY_KEY, DEFAULT_MAX_BODY_BYTES))
+        return self.host.max_body_bytes
 
     @property
     def body(self) -> bytes:
@@ -142,8 +141,11 @@ class BaseRoutes(web.RequestHandler):
 
     @property
     def registry(self) -> AgentRegistry:
-        registry: AgentRegistry = self.settings[REGISTRY_KEY]
-        return registry
+        return self.host.registry
+
+    @property
+    def runs(self) -> RunService:
+        return self.host.runs
 
     def send_json(self, status: int, body: Any) -> None:
         self.set_status(status)
@@ -187,10 +189,3 @@ class BaseRoutes(web.RequestHandler):
     def requester(self) -> Requester:
         """Who is asking, as this host authenticated them (each host says how)."""
         raise NotImplementedError
-
-    @property
-    def journals(self) -> Journals:
-        journals: Journals | None = self.settings.get(JOURNALS_KEY)
-        if journals is None:  # a host that set none keeps its journals in this process
-            journals = self.settings[JOURNALS_KEY] = LocalJournals()
-        return journals

@@ -207,9 +207,10 @@ async def serve(
 
     from ..agent import AgentRegistry
     from ..config import ConfigError, load_config
+    from ..runs import make_journals
     from ..store import CheckpointStore
     from ..store.postgres_env import ServiceUrls
-    from .journals import make_journals
+    from .identity import server_owner
     from .standalone import make_app
 
     try:
@@ -233,6 +234,7 @@ async def serve(
     port = args.port if args.port is not None else effective.port
     journals = make_journals(
         urls.redis,
+        server_owner(),
         budget_bytes=args.journal_budget_bytes,
         user_budget_bytes=args.journal_user_budget_bytes,
     )

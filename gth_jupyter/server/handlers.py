@@ -19,14 +19,12 @@ from ..agui import Requester
 from .identity import server_owner
 from .routes import GthRoutesMixin
 
-__all__ = ["ADMIN_USERS_KEY", "AUTH_RESOURCE", "HANDLERS", "GthAPIHandler"]
+__all__ = ["AUTH_RESOURCE", "HANDLERS", "GthAPIHandler"]
 
 AUTH_RESOURCE = "gth"
 #: What a run that names a kernel needs besides ``gth``: Jupyter's own permission to run code
 #: in kernels (what ``POST /api/kernels`` and a kernel's channels need).
 KERNEL_ACTION, KERNEL_RESOURCE = "execute", "kernels"
-#: Users who may read every user's threads (``GthJupyterApp.admin_users``).
-ADMIN_USERS_KEY = "gth_admin_users"
 #: Jupyter's own identity providers, which name every token or password holder anonymously:
 #: under them one person runs the server, and every thread is theirs.
 _ANONYMOUS_PROVIDERS = (IdentityProvider, PasswordIdentityProvider)
@@ -46,8 +44,7 @@ class GthAPIHandler(GthRoutesMixin, APIHandler):
         named = type(self.identity_provider) not in _ANONYMOUS_PROVIDERS
         name = str(getattr(user, "username", "") or "") if named else ""
         name = name or owner
-        admins = self.settings.get(ADMIN_USERS_KEY) or ()
-        return Requester(name, admin=name in admins, server_owner=owner)
+        return Requester(name, admin=name in self.host.admin_users, server_owner=owner)
 
     async def may_execute_in_kernels(self) -> bool:
         """Asks the server's authorizer whether the requester may ``execute`` on ``kernels``:

@@ -21,17 +21,11 @@ from tornado import web
 from ..agui import ProtocolError, admit_thread, runtime_of, thread_view
 from ..agui.owners import client_record
 from ..contract.names import DEFAULT_AGENT
-from .base import JOURNALS_KEY, MAX_BODY_KEY, REGISTRY_KEY
-from .run_routes import KERNELS_KEY, RUNNING_KEY, RunRoutes
+from .run_routes import RunRoutes
 
 __all__ = [
     "GAUNT_SLOTH_ROUTES",
-    "JOURNALS_KEY",
-    "KERNELS_KEY",
-    "MAX_BODY_KEY",
-    "REGISTRY_KEY",
     "ROUTES",
-    "RUNNING_KEY",
     "GthRoutesMixin",
     "Route",
     "route_table",

@@ -18,35 +18,44 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from tornado import web
 
 from ..agent import AgentRegistry
-from ..agui import Journals, LocalJournals, Requester
+from ..agui import Requester
 from ..config import EffectiveConfig
+from ..runs import Journals, RunService
+from .host import HOST_KEY, GthHost
 from .identity import server_owner
-from .routes import (
-    GAUNT_SLOTH_ROUTES,
-    JOURNALS_KEY,
-    MAX_BODY_KEY,
-    REGISTRY_KEY,
-    ROUTES,
-    GthRoutesMixin,
-    route_table,
-)
+from .routes import GAUNT_SLOTH_ROUTES, ROUTES, GthRoutesMixin, route_table
 from .token import check_token
 
-__all__ = ["HANDLERS", "StandaloneHandler", "cors_headers", "is_loopback_host", "make_app"]
+__all__ = [
+    "HANDLERS",
+    "StandaloneHandler",
+    "StandaloneHost",
+    "cors_headers",
+    "is_loopback_host",
+    "make_app",
+]
 
-TOKEN_KEY = "gth_token"
-#: The identity the token stands for (``--user``; default: the OS account).
-USER_KEY = "gth_user"
-#: The user the server runs for (the OS account, or the Hub user), whose ids are stored
-#: unscoped: a notebook kernel of that account shares their threads (``agui.owners``).
-OWNER_KEY = "gth_server_owner"
-CORS_KEY = "gth_cors"
-CHECK_HOST_KEY = "gth_check_host"
+
+@dataclass
+class StandaloneHost(GthHost):
+    """The standalone server's host object: its ``token``; the identity the token stands for
+    (``user``: ``--user``, default the OS account); the user the server runs for
+    (``server_owner``: the OS account, or the Hub user, whose ids are stored unscoped, so a
+    notebook kernel of that account shares their threads, see ``agui.owners``); the CORS
+    headers; whether to refuse a ``Host`` that is not loopback (``check_host``)."""
+
+    token: str = ""
+    user: str = ""
+    server_owner: str = ""
+    cors: dict[str, str] = field(default_factory=dict)
+    check_host: bool = True
+
 
 _HOST_PORT = re.compile(r"^(?P<host>\[[^\]]*\]|[^:]*)(?::\d*)?$")
 
@@ -71,21 +80,25 @@ def is_loopback_host(host: str) -> bool:
 class StandaloneHandler(GthRoutesMixin):
     """The ``Host`` check, token auth and CORS for every route; preflight needs no token."""
 
+    @property
+    def host(self) -> StandaloneHost:
+        host: StandaloneHost = self.settings[HOST_KEY]
+        return host
+
     def requester(self) -> Requester:
         """The token's identity: the server has one token, and every thread is its holder's.
         A holder other than the server's own account (``--user``) has scoped ids, so servers
         of several users sharing one database keep their threads apart."""
-        name = self.settings.get(USER_KEY) or "owner"
-        return Requester(name, server_owner=self.settings.get(OWNER_KEY) or name)
+        name = self.host.user or "owner"
+        return Requester(name, server_owner=self.host.server_owner or name)
 
     def set_default_headers(self) -> None:
-        cors = self.settings.get(CORS_KEY) or {}
-        for header, value in cors.items():
+        for header, value in self.host.cors.items():
             self.set_header(header, value)
 
     def admit(self) -> None:
         """Refuses a foreign ``Host`` (on loopback), then a missing or wrong token."""
-        if self.settings.get(CHECK_HOST_KEY, True) and not is_loopback_host(
+        if self.host.check_host and not is_loopback_host(
             self.request.headers.get("Host", "localhost")
         ):
             self.send_json(
@@ -100,7 +113,7 @@ class StandaloneHandler(GthRoutesMixin):
             return
         if self.request.method == "OPTIONS":
             return
-        expected: str = self.settings[TOKEN_KEY]
+        expected = self.host.token
         header = self.request.headers.get("Authorization", "")
         scheme, _, given = header.partition(" ")
         if scheme.lower() not in ("token", "bearer") or not hmac.compare_digest(
@@ -198,7 +211,7 @@ class OAuthCallbackHandler(StandaloneHandler):
     (which must match a sign-in under way) is what admits it."""
 
     def admit(self) -> None:
-        if self.settings.get(CHECK_HOST_KEY, True) and not is_loopback_host(
+        if self.host.check_host and not is_loopback_host(
             self.request.headers.get("Host", "localhost")
         ):
             super().admit()  # refuses the foreign Host
@@ -266,15 +279,15 @@ def make_app(
     user = user or server_owner()
     if registry.server_owner is None:  # the token's holder: the single-user sign-ins are theirs
         registry.server_owner = user
-    settings: dict[str, Any] = {
-        REGISTRY_KEY: registry,
-        MAX_BODY_KEY: max_body_bytes,
-        CHECK_HOST_KEY: check_host,
-        TOKEN_KEY: token,
-        USER_KEY: user,
-        OWNER_KEY: server_owner(),
-        JOURNALS_KEY: journals if journals is not None else LocalJournals(),
-        CORS_KEY: cors_headers(registry.effective),
-        "default_handler_class": NotFoundHandler,
-    }
+    host = StandaloneHost(
+        registry,
+        RunService(journals),
+        max_body_bytes,
+        token=token,
+        user=user,
+        server_owner=server_owner(),
+        cors=cors_headers(registry.effective),
+        check_host=check_host,
+    )
+    settings: dict[str, Any] = {HOST_KEY: host, "default_handler_class": NotFoundHandler}
     return web.Application(route_table(HANDLERS, ROUTES + GAUNT_SLOTH_ROUTES), **settings)

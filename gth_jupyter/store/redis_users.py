@@ -4,7 +4,7 @@ Every user's server holds its Redis URL, and that user's own code (a ``jupyter_s
 a kernel of the same account) can get at it: the URL must open that user's run journals and
 nobody else's. So a server's journal keys carry its owner inside a hash tag,
 ``gth:{<role>}:run:<run id>`` (and ``…:meta``, ``…:live``; see
-:mod:`gth_jupyter.agui.journal_redis`), where ``<role>`` is the owner's
+:mod:`gth_jupyter.runs.redis_shipper`), where ``<role>`` is the owner's
 :func:`~.roles.role_name`, the same name as their PostgreSQL role: only ``[a-z0-9_]``, so no user
 name can put a glob character into the pattern below (and one user's keys share a Cluster slot).
 
@@ -38,7 +38,7 @@ __all__ = [
 
 #: Every command the Redis journal sends, and those its shipping script runs (scripts run with
 #: the caller's ACL): the ACL user may run these and nothing else. Keep it in step with
-#: ``agui/journal_redis.py`` (its tests run with exactly these rights).
+#: ``runs/redis_shipper.py`` (its tests run with exactly these rights).
 JOURNAL_COMMANDS = (
     "script|load",  # loads the shipping script (not FLUSH or KILL: those reach other users)
     "evalsha",  # runs it: XADD, HSET, PEXPIRE, SET, DEL on the run's own keys

@@ -11,7 +11,8 @@ import ag_ui.core as agui
 import pytest
 
 from gth_jupyter.agui.dialect import INTERRUPT_EVENT, dialect_of
-from gth_jupyter.agui.run import parse_input, prepare_run, stream_events
+from gth_jupyter.agui.request import parse_input
+from gth_jupyter.agui.run import prepare_run, stream_events
 from gth_jupyter.config import ConfigError, load_config
 from tests.conftest import CAMERA_TOOL, body, of_type, text_of
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from ag_ui.core import TextMessageContentEvent, ToolCallArgsEvent
 
 from gth_jupyter.agui.mapping import EventMapper, with_delta
-from gth_jupyter.agui.sse import encode
 from gth_jupyter.contract.events import TextEvent, ToolStartEvent
 from gth_jupyter.contract.run import AssistantMessageStart
+from gth_jupyter.runs.sse import encode
 
 
 def test_a_copied_delta_event_equals_a_validated_one() -> None:

@@ -22,8 +22,8 @@ from typing import Any
 import httpx
 import pytest
 
-from gth_jupyter.agui import LocalJournals
-from gth_jupyter.server.routes import JOURNALS_KEY
+from gth_jupyter.runs import LocalJournals
+from gth_jupyter.server.host import HOST_KEY
 from tests.sse import sse_events
 
 TOKEN = "budget-test-token-0123456789"
@@ -135,7 +135,7 @@ def jp_server_config(jp_root_dir: Path) -> dict[str, Any]:
 
 
 def test_the_extensions_budgets_are_settings(jp_serverapp) -> None:
-    journals = jp_serverapp.web_app.settings[JOURNALS_KEY]
+    journals = jp_serverapp.web_app.settings[HOST_KEY].runs.journals
     assert isinstance(journals, LocalJournals)
     assert (journals.budget_bytes, journals.user_budget_bytes) == (5_000_000, 1_000_000)
     assert journals.max_bytes == 1_000_000  # no run keeps more than a user may

@@ -16,7 +16,7 @@ from jupyter_server.auth.authorizer import Authorizer
 from jupyter_server.auth.identity import IdentityProvider, User
 from tornado.httpclient import HTTPClientError
 
-from gth_jupyter.server.run_routes import KERNELS_KEY
+from gth_jupyter.server.host import HOST_KEY
 from tests.sse import sse_events
 
 KERNEL_TOOLS = ["list_variables", "describe_variable", "run_python"]
@@ -123,7 +123,7 @@ async def test_a_user_without_kernels_cannot_reach_anothers_kernel_through_the_a
     kernel = json.loads(
         (await as_user(jp_fetch, "alice", "api", "kernels", method="POST", body="{}")).body
     )["id"]
-    in_kernel = jp_serverapp.web_app.settings[KERNELS_KEY].access(kernel)
+    in_kernel = jp_serverapp.web_app.settings[HOST_KEY].runs.kernels.access(kernel)
     try:
         first = await as_user(
             jp_fetch, "alice", *run, method="POST", body=body("ta", "ra1", kernel)

@@ -25,9 +25,10 @@ from tornado.httpclient import HTTPClientError
 
 from gth_jupyter.agui import Requester
 from gth_jupyter.agui.owners import scoped_id
-from gth_jupyter.agui.run import parse_input, plan_run, stream_events
+from gth_jupyter.agui.request import parse_input
+from gth_jupyter.agui.run import plan_run, stream_events
 from gth_jupyter.notebook.threads import notebook_thread_id
-from gth_jupyter.server.handlers import ADMIN_USERS_KEY
+from gth_jupyter.server.host import HOST_KEY
 from gth_jupyter.server.identity import server_owner
 from tests.sse import frames_of, sse_events
 
@@ -152,7 +153,7 @@ async def test_a_visitor_posting_first_on_a_notebooks_thread_id_does_not_take_it
 
     # The notebook's kernel (its Session, the widget's comm) reads the same thread, under the
     # bare notebook id, in the same store: Alice's, with nothing of Bob's.
-    registry = jp_serverapp.web_app.settings["gth_registry"]
+    registry = jp_serverapp.web_app.settings[HOST_KEY].registry
     runtime = await registry.runtime("default")
     kernel_side = await runtime.thread_state(notebook)
     assert [m.content for m in kernel_side.messages] == ["Alice's question", "Second answer."]
@@ -185,7 +186,7 @@ async def test_the_server_owners_ids_never_name_anothers_keys(jp_fetch, jp_serve
     assert key_of_bobs != "x"
     assert scoped_id(Requester(ALICE, server_owner=ALICE), key_of_bobs) != key_of_bobs
     await run_as(jp_fetch, ALICE, key_of_bobs, "a1", "Alice's own")
-    model = (await jp_serverapp.web_app.settings["gth_registry"].runtime("default")).model
+    model = (await jp_serverapp.web_app.settings[HOST_KEY].registry.runtime("default")).model
     assert "Bob's own" not in str(model.received[-1])  # her run did not see his thread
     assert contents(await view_of(jp_fetch, BOB, "x")) == ["Bob's own", "First answer."]
 
@@ -193,7 +194,7 @@ async def test_the_server_owners_ids_never_name_anothers_keys(jp_fetch, jp_serve
 async def test_the_same_run_id_from_two_users_names_two_runs(
     jp_fetch, jp_serverapp, http_server_client, jp_base_url
 ) -> None:
-    registry = jp_serverapp.web_app.settings["gth_registry"]
+    registry = jp_serverapp.web_app.settings[HOST_KEY].registry
     model = (await registry.runtime("default")).model
     model.responses.insert(
         0, model.responses[0].model_copy(update={"content": SLOW, "delay_ms": 4})
@@ -246,7 +247,7 @@ async def test_the_same_run_id_from_two_users_names_two_runs(
 
 
 async def test_an_admin_reads_a_users_thread_by_naming_its_owner(jp_fetch, jp_serverapp) -> None:
-    jp_serverapp.web_app.settings[ADMIN_USERS_KEY] = ["carol"]
+    jp_serverapp.web_app.settings[HOST_KEY].admin_users = frozenset({"carol"})
     await run_as(jp_fetch, BOB, "t", "b1", "Bob's question")
     everything = json.loads(
         (await as_user(jp_fetch, "carol", "threads", params={"all": "true"})).body
@@ -271,7 +272,7 @@ async def test_an_admin_reads_a_users_thread_by_naming_its_owner(jp_fetch, jp_se
 async def test_threads_from_before_scoping_stay_their_owners(jp_fetch, jp_serverapp) -> None:
     """Before scoping every key was the bare id: a thread the kernel wrote (never indexed) is
     the server owner's, and one Bob made (indexed as his) is still found by Bob alone."""
-    runtime = await jp_serverapp.web_app.settings["gth_registry"].runtime("default")
+    runtime = await jp_serverapp.web_app.settings[HOST_KEY].registry.runtime("default")
     for thread, text in (("old-kernel", "from the kernel"), ("old-bob", "Bob, long ago")):
         request = parse_input(body(thread, f"r-{thread}", text).encode())
         prepared = await plan_run(runtime, request)  # as a notebook's Session runs

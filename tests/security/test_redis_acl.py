@@ -22,9 +22,9 @@ import pytest
 import redis
 from redis.exceptions import AuthenticationError, NoPermissionError
 
-from gth_jupyter.agui.journal import RunInfo
-from gth_jupyter.agui.journal_redis import RedisJournals
-from gth_jupyter.server.journals import make_journals
+from gth_jupyter.runs.journal import RunInfo
+from gth_jupyter.runs.journals import make_journals
+from gth_jupyter.runs.redis_shipper import RedisJournals
 from gth_jupyter.store.provision import pre_spawn_hook
 from gth_jupyter.store.redis_users import journal_prefix, provision_redis_user
 from gth_jupyter.store.roles import role_name

@@ -17,6 +17,7 @@ import pytest_asyncio
 from tornado.httpclient import HTTPClientError
 
 from gth_jupyter.agent import AgentRegistry
+from gth_jupyter.server.host import HOST_KEY
 from tests.sse import sse_events as parse_sse
 from tests.standalone import standalone
 
@@ -95,7 +96,7 @@ async def test_the_grant_routes_need_the_token(served) -> None:
 
 
 async def test_jupyter_lists_and_revokes_grants(jp_fetch, jp_serverapp) -> None:
-    registry: AgentRegistry = jp_serverapp.web_app.settings["gth_registry"]
+    registry: AgentRegistry = jp_serverapp.web_app.settings[HOST_KEY].registry
     assert registry.grants is not None
     mine = registry.grants.add("thread", "t1", ("shell", "ls"), "run_shell_command")
     shared = registry.grants.add("session", None, ("tool", "web_fetch"), "web_fetch")

@@ -12,7 +12,7 @@ import pytest
 from jupyter_server.auth.identity import IdentityProvider, User
 from tornado.httpclient import HTTPClientError
 
-from gth_jupyter.server.handlers import ADMIN_USERS_KEY
+from gth_jupyter.server.host import HOST_KEY
 from tests.sse import sse_events
 
 
@@ -111,7 +111,7 @@ async def test_the_listing_puts_the_latest_used_thread_first(jp_fetch) -> None:
 
 
 async def test_an_admin_may_read_but_not_run_on_anothers_thread(jp_fetch, jp_serverapp) -> None:
-    jp_serverapp.web_app.settings[ADMIN_USERS_KEY] = ["carol"]
+    jp_serverapp.web_app.settings[HOST_KEY].admin_users = frozenset({"carol"})
     await as_user(
         jp_fetch, "alice", "agents", "default", "run", method="POST", body=body("a1", "r1")
     )
@@ -155,7 +155,7 @@ async def test_anonymous_jupyter_logins_share_the_servers_threads(jp_fetch, jp_s
 async def test_one_users_session_grant_never_covers_anothers_threads(
     jp_fetch, jp_serverapp
 ) -> None:
-    registry = jp_serverapp.web_app.settings["gth_registry"]
+    registry = jp_serverapp.web_app.settings[HOST_KEY].registry
     await as_user(
         jp_fetch, "alice", "agents", "default", "run", method="POST", body=body("a1", "r1")
     )

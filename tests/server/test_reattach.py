@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
-from gth_jupyter.agui import LocalJournals
-from gth_jupyter.server.routes import JOURNALS_KEY
+from gth_jupyter.runs import LocalJournals
+from gth_jupyter.server.host import HOST_KEY
 from tests.sse import frames_of, sse_events
 
 ANSWER = "slow " * 150
@@ -149,7 +149,7 @@ async def test_bad_reattach_requests_get_json_refusals(
         refused = await http.get("runs/r1/events", headers={"Last-Event-ID": bad})
         assert refused.status_code == 422 and refused.json()["code"] == "invalid_input", bad
     # A run longer than what its journal keeps: the early frames are gone.
-    jp_serverapp.web_app.settings[JOURNALS_KEY] = LocalJournals(max_bytes=200)
+    jp_serverapp.web_app.settings[HOST_KEY].runs.journals = LocalJournals(max_bytes=200)
     await http.post("agents/default/run", json=body("t", "r2", text="again"))
     gone = await http.get("runs/r2/events", headers={"Last-Event-ID": "1"})
     assert gone.status_code == 410 and gone.json()["code"] == "events_expired"

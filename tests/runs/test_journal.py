@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from gth_jupyter.agui.journal import JournalTrimmedError, LocalJournals, RunInfo, RunJournal
+from gth_jupyter.runs.journal import JournalTrimmedError, LocalJournals, RunInfo, RunJournal
 
 
 def data(n: int) -> bytes:

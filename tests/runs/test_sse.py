@@ -8,7 +8,7 @@ from ag_ui.core import RunStartedEvent, TextMessageContentEvent, TextMessageEndE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gth_jupyter.agui.sse import KEEPALIVE_FRAME, SSEWriter, encode
+from gth_jupyter.runs.sse import KEEPALIVE_FRAME, SSEWriter, encode
 
 
 class Sink:

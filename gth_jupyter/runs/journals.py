@@ -7,28 +7,26 @@ owner's own Redis user, which may touch those keys alone, suffices."""
 
 from __future__ import annotations
 
-from ..agui import Journals, LocalJournals
-from ..agui.journal import BUDGET_BYTES, USER_BUDGET_BYTES
-from .identity import server_owner
+from .journal import BUDGET_BYTES, USER_BUDGET_BYTES, Journals, LocalJournals
 
 __all__ = ["make_journals"]
 
 
 def make_journals(
     redis_url: str | None,
-    owner: str | None = None,
+    owner: str,
     *,
     budget_bytes: int = BUDGET_BYTES,
     user_budget_bytes: int = USER_BUDGET_BYTES,
 ) -> Journals:
-    """Redis journals for ``redis_url`` (the ``redis`` extra) under the keys of ``owner``
-    (default: the user this server runs for), else in-process ones; either keeps the frames
+    """Redis journals for ``redis_url`` (the ``redis`` extra) under the keys of ``owner`` (the
+    user the server runs for), else in-process ones; either keeps the frames
     it holds in this process within ``budget_bytes``, and each user's within
-    ``user_budget_bytes`` (see :class:`~gth_jupyter.agui.LocalJournals`)."""
+    ``user_budget_bytes`` (see :class:`~gth_jupyter.runs.LocalJournals`)."""
     budgets = {"budget_bytes": budget_bytes, "user_budget_bytes": user_budget_bytes}
     if not redis_url:
         return LocalJournals(**budgets)
-    from ..agui.journal_redis import RedisJournals
     from ..store.redis_users import journal_prefix
+    from .redis_shipper import RedisJournals
 
-    return RedisJournals(redis_url, prefix=journal_prefix(owner or server_owner()), **budgets)
+    return RedisJournals(redis_url, prefix=journal_prefix(owner), **budgets)

@@ -13,11 +13,8 @@ run, so two hundred runs' tokens cost about what one run's do. Per run:
   seconds, renewed every ``live / 3``).
 
 Every batch renews the stream's and the hash's TTL to ``retain``: they expire ``retain`` seconds
-after the run ended, or after its process died. A follower in another process reads the stream
-(``XRANGE``, then ``XREAD BLOCK``) up to the end marker; if nothing comes and the live key has
-gone (the process died), it takes what is there and stops, as at the end of a run, and
-:meth:`RedisJournals.find` reports that run ended. A frame missing (trimmed, or never shipped)
-is :class:`~.journal.JournalTrimmedError`, never a silent gap.
+after the run ended, or after its process died. A run of another process is found and followed
+by ``redis_follower.py``; a run of this one is read from its local journal.
 
 Redis being unreachable never reaches a run: its shipper logs it once and retries, with a
 backoff, for as long as this process keeps the run's local journal.
@@ -47,6 +44,7 @@ from .journal import (
     RunInfo,
     RunJournal,
 )
+from .redis_follower import BATCH, BLOCK_SECONDS, RedisFollower, is_connection_error
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -60,10 +58,6 @@ log = logging.getLogger(__name__)
 MAX_STREAM_LEN = 100_000
 #: How long a run outlives its process's last heartbeat, for followers elsewhere.
 LIVE_SECONDS = 30.0
-#: The longest one ``XREAD`` blocks before a follower checks that the run's process is alive.
-BLOCK_SECONDS = 5.0
-#: The most entries one round trip ships or reads (a long backlog goes in several).
-BATCH = 1000
 #: How long :meth:`RedisJournals.close` waits for the shippers' last batches.
 CLOSE_SECONDS = 5.0
 _BACKOFF_FIRST, _BACKOFF_MOST = 0.5, 5.0
@@ -123,7 +117,7 @@ class RedisJournals:
         self._redis: Redis | None = None
         self._commits = _GroupCommit(self._client)
         self._closing = False
-        self._find_failing = False  # logged once per outage
+        self._follower = RedisFollower(self._client, self._keys, self._block_ms)
 
     def _client(self) -> Redis:
         """The client, made on first use (on the running loop)."""
@@ -170,28 +164,7 @@ class RedisJournals:
         journal = self._local.local(run_id)
         if journal is not None:
             return journal.info()
-        _, meta_key, live_key = self._keys(run_id)
-        pipe = self._client().pipeline(transaction=False)
-        pipe.hgetall(meta_key)
-        pipe.exists(live_key)
-        try:
-            meta, live = await pipe.execute()
-        except Exception as exc:
-            if not _is_connection_error(exc):
-                raise
-            # Hosts ask before every new run: Redis away must not stop runs from starting
-            # here (a run id running elsewhere is still held off by its thread's lease).
-            if not self._find_failing:
-                self._find_failing = True
-                log.warning("run journals: Redis unreachable, runs elsewhere not found: %r", exc)
-            return None
-        self._find_failing = False
-        if not meta:
-            return None
-        ended = meta.get(b"ended") == b"1" or not live
-        return RunInfo(
-            run_id, meta.get(b"thread", b"").decode(), meta.get(b"owner", b"").decode(), ended
-        )
+        return await self._follower.find(run_id)
 
     async def follow(self, run_id: str, last_id: int) -> AsyncIterator[list[bytes]]:
         journal = self._local.local(run_id)
@@ -200,7 +173,7 @@ class RedisJournals:
             async for frames in self._local.follow(run_id, last_id):
                 yield frames
             return
-        async for frames in self._follow_stream(run_id, last_id):
+        async for frames in self._follower.follow(run_id, last_id):
             yield frames
 
     async def close(self) -> None:
@@ -254,7 +227,7 @@ class RedisJournals:
                         "run %s: frames not shipped to Redis yet (retrying): %r",
                         journal.run_id,
                         exc,
-                        exc_info=not _is_connection_error(exc),
+                        exc_info=not is_connection_error(exc),
                     )
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, _BACKOFF_MOST)
@@ -314,48 +287,6 @@ class RedisJournals:
             shipment.failing = False
             log.info("run %s: shipping frames to Redis again", journal.run_id)
         return finishing
-
-    # -- following from another process ------------------------------------------------------
-
-    async def _follow_stream(self, run_id: str, last_id: int) -> AsyncIterator[list[bytes]]:
-        redis = self._client()
-        stream, meta, live = self._keys(run_id)
-        if not await redis.exists(meta):
-            raise JournalTrimmedError(run_id)
-        reader = _StreamReader(run_id, last_id)
-        catching_up = True
-        while True:
-            if catching_up:
-                entries = _entries(await redis.xrange(stream, min=f"({reader.cursor}", count=BATCH))
-                catching_up = len(entries) == BATCH
-            else:
-                entries = _entries_of(
-                    await redis.xread({stream: reader.cursor}, count=BATCH, block=self._block_ms)
-                )
-            frames = reader.take(entries)
-            if frames:
-                yield frames
-            if reader.ended:
-                return
-            if entries or catching_up:
-                continue
-            if await redis.exists(live):
-                continue
-            # Its process is gone: the end marker, if any, was written before the live key went.
-            async for frames in self._rest(redis, stream, reader):
-                yield frames
-            return
-
-    async def _rest(
-        self, redis: Redis, stream: str, reader: _StreamReader
-    ) -> AsyncIterator[list[bytes]]:
-        while not reader.ended:
-            entries = _entries(await redis.xrange(stream, min=f"({reader.cursor}", count=BATCH))
-            frames = reader.take(entries)
-            if frames:
-                yield frames
-            if len(entries) < BATCH:
-                return
 
 
 # One run's batch: its frames (ids after ARGV[1]) as stream entries, then its meta hash, TTLs
@@ -451,52 +382,6 @@ class _GroupCommit:
         raise AssertionError("unreachable")
 
 
-class _StreamReader:
-    """Turns stream entries into frames, checking that none is missing."""
-
-    def __init__(self, run_id: str, last_id: int) -> None:
-        self.run_id = run_id
-        self.last = last_id  # the id of the last frame taken
-        self.cursor = f"{last_id}-0"  # the last entry id read
-        self.ended = False
-
-    def take(self, entries: Sequence[_Entry]) -> list[bytes]:
-        frames: list[bytes] = []
-        for entry_id, fields in entries:
-            number, _, seq = entry_id.decode().partition("-")
-            n = int(number)
-            if seq == "0":
-                if n != self.last + 1:
-                    # Trimmed away (the stream's bound, or frames never shipped): the client
-                    # cannot have every frame, so it must not get a silent gap.
-                    raise JournalTrimmedError(self.run_id)
-                frames.append(fields[b"f"])
-                self.last = n
-            elif n == self.last:
-                self.ended = True
-            else:
-                raise JournalTrimmedError(self.run_id)
-            self.cursor = entry_id.decode()
-        return frames
-
-
-_Entry = tuple[bytes, dict[bytes, bytes]]
-
-
-def _entries(reply: Any) -> list[_Entry]:
-    """The entries of an ``XRANGE``."""
-    return list(reply or [])
-
-
-def _entries_of(reply: Any) -> list[_Entry]:
-    """The entries of an ``XREAD`` of one stream: ``[[name, entries]]`` (a dict in RESP3 when
-    redis-py's legacy responses are off)."""
-    if not reply:
-        return []
-    groups = reply.values() if isinstance(reply, dict) else (entries for _, entries in reply)
-    return [entry for entries in groups for entry in entries]
-
-
 def _kept_from(journal: RunJournal, trimmed: int) -> int:
     """The smallest id ``after()`` still answers for, above ``trimmed`` (which it no longer
     does): the journal's oldest kept frame, less one."""
@@ -510,10 +395,3 @@ def _kept_from(journal: RunJournal, trimmed: int) -> int:
         else:
             high = middle
     return high
-
-
-def _is_connection_error(exc: BaseException) -> bool:
-    from redis.exceptions import ConnectionError as RedisConnectionError
-    from redis.exceptions import TimeoutError as RedisTimeoutError
-
-    return isinstance(exc, (RedisConnectionError, RedisTimeoutError, OSError))

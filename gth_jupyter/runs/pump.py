@@ -1,7 +1,7 @@
 """Pumping one run to a client as SSE bytes: the same code for HTTP and for the widget's comm.
 
 A transport supplies ``write`` (buffer bytes) and ``flush`` (send them); the pump streams the
-run's AG-UI events through :class:`~gth_jupyter.agui.sse.SSEWriter` (coalesced token frames,
+run's AG-UI events through :class:`~gth_jupyter.runs.sse.SSEWriter` (coalesced token frames,
 keep-alives) and, however the run ends, closes the event stream and releases the thread.
 
 Over HTTP every frame also goes into the run's journal (numbered: its SSE ``id:``), so a client
@@ -17,8 +17,8 @@ from collections.abc import Awaitable, Callable
 
 from ag_ui.core import RunErrorEvent
 
+from ..agui.run import PreparedRun, stream_events
 from .journal import RunJournal
-from .run import PreparedRun, stream_events
 from .sse import SSEWriter
 
 __all__ = ["SSEPump", "pump_sse"]

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
-from gth_jupyter.agui.journal import Journals, JournalTrimmedError, RunInfo
-from gth_jupyter.agui.journal_redis import RedisJournals
+from gth_jupyter.runs.journal import Journals, JournalTrimmedError, RunInfo
+from gth_jupyter.runs.redis_shipper import RedisJournals
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -275,7 +275,7 @@ async def test_a_follower_elsewhere_stops_when_the_process_running_the_run_close
 DYING = """
 import asyncio, sys
 import redis.asyncio as aioredis
-from gth_jupyter.agui.journal_redis import RedisJournals
+from gth_jupyter.runs.redis_shipper import RedisJournals
 
 async def main():
     url = sys.argv[1]
@@ -377,7 +377,7 @@ async def test_redis_going_away_mid_run_breaks_neither_the_run_nor_local_followe
         await shipped(client, "r1", 10)
         await client.aclose()
         own_redis.stop()
-        with caplog.at_level(logging.WARNING, "gth_jupyter.agui.journal_redis"):
+        with caplog.at_level(logging.WARNING, "gth_jupyter.runs.redis_shipper"):
             for n in range(11, 31):
                 journal.append(data(n))  # never waits for Redis
                 await asyncio.sleep(0.05)

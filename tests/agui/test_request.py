@@ -7,7 +7,7 @@ import json
 import pytest
 
 from gth_jupyter.agui.errors import ProtocolError
-from gth_jupyter.agui.run import parse_input
+from gth_jupyter.agui.request import parse_input
 
 
 def refusal(body: bytes, **kw: int) -> ProtocolError:

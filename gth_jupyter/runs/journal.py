@@ -4,7 +4,7 @@ come back (``Last-Event-ID``) and read what it missed, then follow the run live.
 A run's frames are numbered from 1; the number is the frame's SSE ``id:``. The pump appends each
 frame as it writes it (:meth:`RunJournal.append`: a list append, nothing more, on the token
 path); followers wait for new frames and take them in batches. :class:`LocalJournals` keeps
-journals in this process; ``journal_redis.RedisJournals`` also ships each run's frames to a
+journals in this process; ``redis_shipper.RedisJournals`` also ships each run's frames to a
 Redis Stream, so a client can re-attach through any server process sharing that Redis.
 
 A journal is bounded (the oldest frames go first past :data:`MAX_JOURNAL_BYTES`) and kept for

@@ -1,0 +1,34 @@
+"""The run service: how a started run reaches its clients, live and after they re-attach.
+
+- ``pump.py``: one run streamed to one client as SSE bytes (the same code for HTTP and the
+  widget's comm), and into the run's journal;
+- ``sse.py``: SSE framing with coalescing and keep-alives;
+- ``journal.py``: every frame of a run, numbered, kept in this process for a client that
+  re-attaches; ``redis_shipper.py`` ships them to Redis Streams and ``redis_follower.py`` follows
+  a run of another process from there; ``journals.py`` picks one for a host.
+
+- ``service.py``: :class:`RunService`, the one object each host process (the Jupyter
+  extension, the standalone server, the kernel's comm transport) runs, follows, re-attaches to
+  and stops runs through.
+
+It stands on the protocol layer (:mod:`gth_jupyter.agui`) and under both hosts.
+"""
+
+from __future__ import annotations
+
+from .journal import Journals, JournalTrimmedError, LocalJournals, RunInfo, RunJournal
+from .journals import make_journals
+from .pump import SSEPump, pump_sse
+from .service import RunService
+
+__all__ = [
+    "JournalTrimmedError",
+    "Journals",
+    "LocalJournals",
+    "RunInfo",
+    "RunJournal",
+    "RunService",
+    "SSEPump",
+    "make_journals",
+    "pump_sse",
+]

@@ -1,0 +1,214 @@
+"""The run service: every run a host process streams, however its client reaches it.
+
+One :class:`RunService` per host process (the Jupyter extension, the standalone server, the
+kernel's comm transport) owns the runs' journals, the kernels a run's tools may work in, and the
+runs streaming here. A transport hands it a prepared run and its ``write`` / ``flush``:
+
+- :meth:`RunService.stream` pumps the run into the transport and into its journal (numbered
+  frames: their SSE ``id:``); a run that asked to be detached goes on when its client leaves
+  (:meth:`RunService.leave`);
+- :meth:`RunService.follow` re-attaches a client to a kept run after its ``Last-Event-ID``, and
+  the :class:`Relay` it answers streams it live, with keep-alives while the run is quiet;
+- :meth:`RunService.cancel` stops a run streaming here; one streaming in another server process
+  (a shared Redis journal) is ``409 run_elsewhere``.
+
+Every refusal is a ``ProtocolError`` raised before any byte of the stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..agui import PreparedRun
+from ..agui.errors import (
+    events_expired,
+    journal_unavailable,
+    kernel_forbidden,
+    kernel_not_found,
+    run_elsewhere,
+    run_not_found,
+)
+from ..contract.kernel import KernelAccess
+from .journal import Journals, JournalTrimmedError, LocalJournals, RunInfo
+from .pump import SSEPump
+from .sse import KEEPALIVE_FRAME
+
+if TYPE_CHECKING:
+    from ..kernel import KernelPool
+
+__all__ = ["KEEPALIVE_SECONDS", "MAX_RUN_ID", "Relay", "RunService", "Running"]
+
+log = logging.getLogger(__name__)
+
+#: How often a re-attached client that waits on a quiet run gets a keep-alive comment.
+KEEPALIVE_SECONDS = 15.0
+#: The longest run id looked up (what ``RunAgentInput`` accepts).
+MAX_RUN_ID = 512
+
+Write = Callable[[bytes], None]
+Flush = Callable[[], Awaitable[None]]
+
+
+@dataclass
+class Running:
+    """A run streaming in this process: whose it is, its pump, and the task pumping it."""
+
+    owner: str
+    pump: SSEPump
+    task: asyncio.Future[None]
+
+
+class RunService:
+    """The runs of one host process (see the module docstring). ``journals`` keep their frames
+    (default: in this process); ``kernels`` are the notebook kernels a run may name (``None``:
+    a host without kernels)."""
+
+    def __init__(self, journals: Journals | None = None, kernels: KernelPool | None = None) -> None:
+        self.journals: Journals = journals if journals is not None else LocalJournals()
+        self.kernels = kernels
+        #: The runs streaming here, by run key (``agui.owners.scoped_id``).
+        self.running: dict[str, Running] = {}
+
+    async def find(self, run_key: str, run_id: str) -> RunInfo | None:
+        """The kept run ``run_key`` (``run_id`` as its client names it), or ``None``."""
+        return await self.journals.find(run_key) if len(run_id) <= MAX_RUN_ID else None
+
+    async def kernel_for(
+        self, kernel_id: str | None, may_execute: Callable[[], Awaitable[bool]]
+    ) -> KernelAccess | None:
+        """The kernel a run's kernel tools work in: the one its widget names, if the requester
+        may execute code in kernels (``403 kernel_forbidden`` otherwise, asked first, so that a
+        refused user learns nothing of which kernels run) and this host runs it (``404
+        kernel_not_found`` otherwise); ``None`` when the request names none."""
+        if kernel_id is None:
+            return None
+        if not await may_execute():
+            raise kernel_forbidden(kernel_id)
+        pool = self.kernels
+        if pool is None or not pool.holds(kernel_id):
+            raise kernel_not_found(kernel_id)
+        access: KernelAccess = pool.access(kernel_id)
+        return access
+
+    async def stream(
+        self,
+        run_key: str,
+        owner: str,
+        prepared: PreparedRun,
+        write: Write,
+        flush: Flush,
+        *,
+        detachable: bool = False,
+    ) -> SSEPump:
+        """Streams ``prepared`` into the transport and the run's journal until it ends (or its
+        client leaves a run that is not detachable); answers its pump."""
+        journals = self.journals
+        journal = journals.open(run_key, prepared.request.thread_id, owner)
+        pump = SSEPump(prepared, write, flush, journal=journal, detachable=detachable)
+        task = asyncio.ensure_future(pump.run())
+        self.running[run_key] = Running(owner, pump, task)
+        try:
+            await asyncio.wait({task})
+        finally:
+            self.running.pop(run_key, None)
+            journal.end()
+            journals.closed(journal)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("AG-UI stream ended early: %s", task.exception())
+        return pump
+
+    async def pump(self, prepared: PreparedRun, write: Write, flush: Flush, window: float) -> None:
+        """Streams ``prepared`` into a transport that keeps no journal (the widget's comm, whose
+        client cannot re-attach); a cancelled pump still sends what it wrote."""
+        await SSEPump(prepared, write, flush, window=window).run()
+
+    def leave(self, run_key: str) -> None:
+        """The client of run ``run_key`` went away: a detachable run goes on, into its journal
+        alone; any other is cancelled (the thread keeps its last checkpoint)."""
+        running = self.running.get(run_key)
+        if running is None:
+            return
+        if running.pump.writer.detachable:
+            running.pump.detach()
+        elif not running.task.done():
+            running.task.cancel()
+
+    async def cancel(self, owner: str, run_key: str, run_id: str) -> None:
+        """Stops ``owner``'s run, or finds it ended already; ``404 run_not_found`` for an
+        unknown run (another user's run of that id is not theirs), ``409 run_elsewhere`` for a
+        run another server process streams."""
+        here = self.running.get(run_key)
+        if here is not None and here.owner == owner:
+            here.pump.stop()
+            return
+        known = await self.find(run_key, run_id)
+        if here is not None or known is None or known.owner != owner:
+            raise run_not_found(run_id)
+        if not known.ended:
+            raise run_elsewhere(run_id)
+
+    async def follow(self, run_key: str, run_id: str, last_id: int) -> Relay:
+        """The kept run's frames after ``last_id``, ready to relay; raises a ``ProtocolError``
+        (before any byte) when they are no longer kept, or the journal cannot be read."""
+        frames = self.journals.follow(run_key, last_id).__aiter__()
+        try:
+            first = await frames.__anext__()
+        except StopAsyncIteration:
+            first = []
+        except JournalTrimmedError:
+            raise events_expired(run_id) from None
+        except Exception as exc:  # the shared journal (Redis) cannot be reached
+            log.warning("Run %s: its journal could not be read: %s", run_id, exc)
+            raise journal_unavailable(run_id) from None
+        return Relay(run_id, first, frames)
+
+    async def close(self) -> None:
+        """Closes the journals (the shared ones flush what they still hold) and the kernels'
+        clients."""
+        if self.kernels is not None:
+            await self.kernels.close()
+        await self.journals.close()
+
+
+class Relay:
+    """A re-attached client's frames: the first batch (already read), then the rest live."""
+
+    def __init__(self, run_id: str, first: list[bytes], frames: AsyncIterator[list[bytes]]):
+        self.run_id = run_id
+        self._first = first
+        self._frames = frames
+
+    async def run(self, write: Write, flush: Flush) -> None:
+        """Writes batches of frames as they come, with a keep-alive while the run is quiet."""
+        frames: Any = self._frames
+        pending: asyncio.Future[list[bytes]] | None = None
+        try:
+            if self._first:
+                write(b"".join(self._first))
+            await flush()
+            while True:
+                if pending is None:
+                    pending = asyncio.ensure_future(frames.__anext__())
+                done, _ = await asyncio.wait({pending}, timeout=KEEPALIVE_SECONDS)
+                if not done:
+                    write(KEEPALIVE_FRAME)
+                    await flush()
+                    continue
+                got, pending = pending, None
+                try:
+                    batch = got.result()
+                except StopAsyncIteration:
+                    return
+                write(b"".join(batch))
+                await flush()
+        finally:
+            if pending is not None:
+                pending.cancel()
+                await asyncio.wait({pending})
+            with contextlib.suppress(Exception):
+                await frames.aclose()

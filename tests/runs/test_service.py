@@ -1,0 +1,152 @@
+"""The run service: a run streamed into its transport and its journal, followed after the
+client's last id with keep-alives, stopped where it streams, and refused where it cannot be."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+
+from gth_jupyter.agui import ProtocolError, prepare_run
+from gth_jupyter.runs import LocalJournals, RunInfo, RunJournal, RunService
+from tests.conftest import RuntimeFactory, body
+
+
+class Sink:
+    """A transport that keeps what it is sent; ``written`` is set by each write."""
+
+    def __init__(self) -> None:
+        self.data = b""
+        self.written = asyncio.Event()
+
+    def write(self, data: bytes) -> None:
+        self.data += data
+        self.written.set()
+
+    async def wait(self, enough: Callable[[bytes], bool]) -> None:
+        while not enough(self.data):
+            self.written.clear()
+            await self.written.wait()
+
+    async def flush(self) -> None:
+        pass
+
+
+async def test_a_run_streams_into_its_transport_and_a_follower_gets_the_same_frames(
+    make_runtime: RuntimeFactory,
+) -> None:
+    runs = RunService()
+    prepared = await prepare_run(
+        make_runtime(["Hello there"]),
+        body("t1", "r1", [{"id": "u1", "role": "user", "content": "hi"}]),
+    )
+    sink = Sink()
+    await runs.stream("r1", "alice", prepared, sink.write, sink.flush)
+    assert b"TEXT_MESSAGE_CONTENT" in sink.data and b"RUN_FINISHED" in sink.data
+    assert runs.running == {}
+    found = await runs.find("r1", "r1")
+    assert found == RunInfo("r1", "t1", "alice", True)
+    again = Sink()
+    await (await runs.follow("r1", "r1", 0)).run(again.write, again.flush)
+    assert again.data == sink.data  # the journal holds every frame, with its id
+    rest = Sink()
+    await (await runs.follow("r1", "r1", 1)).run(rest.write, rest.flush)
+    assert rest.data and sink.data.endswith(rest.data) and rest.data != sink.data
+
+
+async def test_stopping_a_run_streaming_here_ends_it_with_run_cancelled(
+    make_runtime: RuntimeFactory,
+) -> None:
+    runs = RunService()
+    prepared = await prepare_run(
+        make_runtime(["one two three " * 200]),
+        body("t1", "r1", [{"id": "u1", "role": "user", "content": "hi"}]),
+    )
+    sink = Sink()
+    streaming = asyncio.ensure_future(runs.stream("r1", "alice", prepared, sink.write, sink.flush))
+    await sink.wait(lambda data: b"TEXT_MESSAGE_CONTENT" in data)  # streaming, registered
+    assert runs.running["r1"].owner == "alice"
+    with pytest.raises(ProtocolError) as other:
+        await runs.cancel("bob", "r1", "r1")  # not bob's: unknown to him
+    assert other.value.code == "run_not_found"
+    await runs.cancel("alice", "r1", "r1")
+    await streaming
+    assert b"run_cancelled" in sink.data
+    await runs.cancel("alice", "r1", "r1")  # ended already: nothing to do, no refusal
+
+
+class Elsewhere(LocalJournals):
+    """Journals that know of a run going on in another server process."""
+
+    async def find(self, run_id: str) -> RunInfo | None:
+        return RunInfo(run_id, "t1", "alice", ended=False) if run_id == "far" else None
+
+    async def follow(self, run_id: str, last_id: int) -> AsyncIterator[list[bytes]]:
+        raise ConnectionError("Redis away")
+        yield []  # pragma: no cover  (an async generator)
+
+
+async def test_a_run_of_another_process_is_run_elsewhere_and_an_unreadable_one_refused() -> None:
+    runs = RunService(Elsewhere())
+    with pytest.raises(ProtocolError) as elsewhere:
+        await runs.cancel("alice", "far", "far")
+    assert (elsewhere.value.status, elsewhere.value.code) == (409, "run_elsewhere")
+    with pytest.raises(ProtocolError) as unknown:
+        await runs.cancel("alice", "near", "near")
+    assert unknown.value.code == "run_not_found"
+    with pytest.raises(ProtocolError) as unreadable:
+        await runs.follow("far", "far", 0)
+    assert (unreadable.value.status, unreadable.value.code) == (503, "journal_unavailable")
+
+
+async def test_frames_no_longer_kept_are_events_expired() -> None:
+    journals = LocalJournals()
+    runs = RunService(journals)
+    journal: RunJournal = journals.open("r1", "t1", "alice")
+    for n in range(3):  # past what one run's journal keeps (equal frames would be kept once)
+        journal.append(b"data: " + bytes([65 + n]) * 10 * 1024 * 1024 + b"\n\n")
+    journal.end()
+    with pytest.raises(ProtocolError) as expired:
+        await runs.follow("r1", "r1", 0)
+    assert (expired.value.status, expired.value.code) == (410, "events_expired")
+
+
+async def test_a_quiet_run_gets_keep_alives_while_it_is_followed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from gth_jupyter.runs import service
+
+    monkeypatch.setattr(service, "KEEPALIVE_SECONDS", 0.01)
+    journals = LocalJournals()
+    runs = RunService(journals)
+    journal = journals.open("r1", "t1", "alice")
+    journal.append(b"data: {}\n\n")
+    sink = Sink()
+    relay = asyncio.ensure_future((await runs.follow("r1", "r1", 0)).run(sink.write, sink.flush))
+    await sink.wait(lambda data: data.count(service.KEEPALIVE_FRAME) >= 3)
+    journal.end()
+    await relay
+    assert service.KEEPALIVE_FRAME in sink.data
+
+
+async def test_a_kernel_is_asked_for_only_when_named_and_allowed() -> None:
+    runs = RunService()
+    allowed_calls: list[Any] = []
+
+    async def allowed() -> bool:
+        allowed_calls.append(True)
+        return True
+
+    async def refused() -> bool:
+        return False
+
+    assert await runs.kernel_for(None, refused) is None
+    with pytest.raises(ProtocolError) as forbidden:
+        await runs.kernel_for("k1", refused)
+    assert (forbidden.value.status, forbidden.value.code) == (403, "kernel_forbidden")
+    with pytest.raises(ProtocolError) as missing:
+        await runs.kernel_for("k1", allowed)  # this host runs no kernels
+    assert (missing.value.status, missing.value.code) == (404, "kernel_not_found")
+    assert allowed_calls == [True]
