@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from jupyter_server.auth.authorizer import Authorizer
-from jupyter_server.auth.identity import IdentityProvider, User
+from jupyter_server.auth.identity import User
 from tornado.httpclient import HTTPClientError
 
 from gth_jupyter.server.host import HOST_KEY
 from tests.sse import sse_events
+from tests.users import HeaderIdentity
 
 KERNEL_TOOLS = ["list_variables", "describe_variable", "run_python"]
 #: The model's turns, in call order across runs. Alice's first run sets ``secret``; the next run
@@ -34,15 +35,6 @@ SCRIPT: list[Any] = [
     },
     "Read and changed.",
 ]
-
-
-class HeaderIdentity(IdentityProvider):
-    """Token auth as usual; the user is the one the ``X-Test-User`` header names."""
-
-    async def get_user(self, handler: Any) -> User | None:
-        user = await super().get_user(handler)
-        name = handler.request.headers.get("X-Test-User")
-        return User(username=name) if user is not None and name else user
 
 
 class NoKernelsForBob(Authorizer):

@@ -21,12 +21,12 @@ from urllib.parse import parse_qs, parse_qsl, urlsplit
 import httpx
 import pytest
 import pytest_asyncio
-from jupyter_server.auth.identity import IdentityProvider, User
 from tornado.httpclient import HTTPClientError
 
 from gth_jupyter.tools.mcp_oauth import owner_dir
 from tests.sse import sse_events
 from tests.tools.mcp_oauth_server import Provider, serve_protected
+from tests.users import HeaderIdentity
 
 CALL = {"toolCalls": [{"name": "mcp__secure__secret_add", "args": {"a": 20, "b": 22}}]}
 #: One model reply per model call, in the order the runs below make them.
@@ -40,15 +40,6 @@ SCRIPT = [
     CALL,  # Alice's run, after her own sign-in
     "Alice: done again.",
 ]
-
-
-class HeaderIdentity(IdentityProvider):
-    """Token auth as usual; the user is the one the ``X-Test-User`` header names."""
-
-    async def get_user(self, handler: Any) -> User | None:
-        user = await super().get_user(handler)
-        name = handler.request.headers.get("X-Test-User")
-        return User(username=name) if user is not None and name else user
 
 
 @pytest_asyncio.fixture

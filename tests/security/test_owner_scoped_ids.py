@@ -20,7 +20,6 @@ from typing import Any
 import httpx
 import pytest
 import pytest_asyncio
-from jupyter_server.auth.identity import IdentityProvider, User
 from tornado.httpclient import HTTPClientError
 
 from gth_jupyter.agui import Requester
@@ -31,6 +30,7 @@ from gth_jupyter.notebook.threads import notebook_thread_id
 from gth_jupyter.server.host import HOST_KEY
 from gth_jupyter.server.identity import server_owner
 from tests.sse import frames_of, sse_events
+from tests.users import HeaderIdentity
 
 #: Alice runs the server (her notebook, her kernels); Bob is a visitor on it.
 ALICE = server_owner()
@@ -38,15 +38,6 @@ BOB = "bob"
 SLOW = "slow " * 150
 #: The model's answers, in call order across every run of a test.
 SCRIPT: list[Any] = ["First answer.", "Second answer.", "Third answer.", "Fourth answer."]
-
-
-class HeaderIdentity(IdentityProvider):
-    """Token auth as usual; the user is the one the ``X-Test-User`` header names."""
-
-    async def get_user(self, handler: Any) -> User | None:
-        user = await super().get_user(handler)
-        name = handler.request.headers.get("X-Test-User")
-        return User(username=name) if user is not None and name else user
 
 
 @pytest_asyncio.fixture

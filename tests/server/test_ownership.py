@@ -9,20 +9,12 @@ import json
 from typing import Any
 
 import pytest
-from jupyter_server.auth.identity import IdentityProvider, User
+from jupyter_server.auth.identity import IdentityProvider
 from tornado.httpclient import HTTPClientError
 
 from gth_jupyter.server.host import HOST_KEY
 from tests.sse import sse_events
-
-
-class HeaderIdentity(IdentityProvider):
-    """Token auth as usual; the user is the one the ``X-Test-User`` header names."""
-
-    async def get_user(self, handler: Any) -> User | None:
-        user = await super().get_user(handler)
-        name = handler.request.headers.get("X-Test-User")
-        return User(username=name) if user is not None and name else user
+from tests.users import HeaderIdentity
 
 
 @pytest.fixture
