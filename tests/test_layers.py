@@ -10,6 +10,20 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "gth_jupyter"
+#: Every package of gth_jupyter (each file of one is checked by the tests below).
+PACKAGES = [
+    "agent",
+    "agui",
+    "config",
+    "contract",
+    "kernel",
+    "middleware",
+    "models",
+    "notebook",
+    "runs",
+    "server",
+    "tools",
+]
 
 
 def imports_of(folder: str) -> dict[str, set[str]]:
@@ -131,22 +145,7 @@ def test_the_approvals_read_a_tools_kind_from_the_public_module_of_tools() -> No
             assert not any(m.startswith("gth_jupyter.tools._") for m in modules), (folder, name)
 
 
-@pytest.mark.parametrize(
-    "folder",
-    [
-        "agent",
-        "agui",
-        "config",
-        "contract",
-        "kernel",
-        "middleware",
-        "models",
-        "notebook",
-        "runs",
-        "server",
-        "tools",
-    ],
-)
+@pytest.mark.parametrize("folder", PACKAGES)
 def test_nothing_reads_langgraphs_private_state(folder: str) -> None:
     for path in (PACKAGE / folder).glob("*.py"):
         assert "_internal" not in path.read_text(), path.name
@@ -163,22 +162,7 @@ def test_the_contract_is_free_of_langgraph() -> None:
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize(
-    "folder",
-    [
-        "agent",
-        "agui",
-        "config",
-        "contract",
-        "kernel",
-        "middleware",
-        "models",
-        "notebook",
-        "runs",
-        "server",
-        "tools",
-    ],
-)
+@pytest.mark.parametrize("folder", PACKAGES)
 def test_every_package_has_a_documented_face(folder: str) -> None:
     tree = ast.parse((PACKAGE / folder / "__init__.py").read_text())
     assert ast.get_docstring(tree), folder
