@@ -3,7 +3,13 @@
 ``%gth <prompt>`` shows a chat widget and sends the prompt verbatim; ``%gth`` alone opens the
 chat; ``%%gth`` sends the cell body, with ``{name}`` replaced by ``str(name)`` from the user
 namespace. Options: ``--thread NAME``, ``--new`` (a fresh thread from here on), ``--agent NAME``,
-``--transport http|comm``, ``--log`` (the AG-UI event log panel).
+``--transport http|comm``, ``--log`` (the AG-UI event log panel), ``--headless`` (run the turn
+in the kernel even where a front end would show the widget), ``--explain`` (ask why the cell
+above failed).
+
+Where no front end renders a widget (``front_end.is_headless``: nbconvert, papermill, nbclient,
+``GTH_JUPYTER_HEADLESS=1``) the turn runs in the kernel and the cell keeps its static copy
+(``headless.py``); no widget is made.
 
 IPython reads a line that ends in ``?`` as a help request before any magic sees it, so
 ``%gth What can you do?`` would look up ``do``. :func:`gth_prompt_lines`, registered with the
@@ -14,6 +20,8 @@ extension, rewrites such ``%gth`` lines into the magic's call first; ``obj?`` el
 from __future__ import annotations
 
 import re
+import sys
+import traceback
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,10 +29,22 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 
 from ..contract.names import DEFAULT_AGENT
+from . import front_end
 from .threads import new_thread_id, notebook_thread_id
 from .widget import GthChat, chat
 
-_OPTION = re.compile(r"^\s*--(thread|agent|transport)(?:=|\s+)(\S+)|^\s*--(new|log)\b")
+_OPTION = re.compile(
+    r"^\s*--(thread|agent|transport)(?:=|\s+)(\S+)|^\s*--(new|log|headless|explain)\b"
+)
+#: What ``--explain`` asks.
+EXPLAIN_PROMPT = "Why did the cell above fail?"
+#: How much of the failing cell and its traceback an explanation carries.
+_EXPLAIN_CHARS = 6000
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+HEADLESS_CHAT_NOTE = (
+    "gth: no chat widget in a headless run (nothing here renders one). "
+    "`%gth <prompt>` or `%%gth` runs a turn and keeps its answer in the cell."
+)
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # `%gth prompt?`, optionally assigned (`w = %gth prompt?`), at any indentation.
 _HELP_LIKE = re.compile(
@@ -40,6 +60,8 @@ class Options:
     transport: str = "auto"
     new: bool = False
     log: bool = False
+    headless: bool = False
+    explain: bool = False
 
 
 def parse_line(line: str) -> Options:
@@ -82,11 +104,19 @@ class GthMagics(Magics):
 
     @no_var_expand  # the prompt is sent as typed: `$` and `{}` are the person's text
     @line_cell_magic
-    def gth(self, line: str, cell: str | None = None) -> GthChat:
+    def gth(self, line: str, cell: str | None = None) -> GthChat | None:
         options = parse_line(line)
         if cell is not None:
             extra = interpolate(cell, self.shell.user_ns if self.shell else {}).strip()
             options.prompt = f"{options.prompt}\n{extra}".strip() if options.prompt else extra
+        headless = front_end.is_headless(options.headless)
+        if options.explain:
+            # Where no notebook front end can read the cells, the kernel's own record says
+            # what failed.
+            context = "" if front_end.asking_cell_id() and not headless else last_failure()
+            options.prompt = explain_prompt(options.prompt, context)
+        if headless:
+            return self._headless(options)
         if options.new:
             self.current_thread = new_thread_id()
         thread = options.thread or self.current_thread or notebook_thread_id()
@@ -97,6 +127,57 @@ class GthMagics(Magics):
             transport=options.transport,
             event_log=options.log,
         )
+
+    def _headless(self, options: Options) -> None:
+        """The turn in the kernel, its static copy as the cell's output; no widget."""
+        from . import headless
+
+        if options.new:
+            headless.new_headless_thread()
+        if not options.prompt:
+            from IPython.display import display
+
+            display(
+                {"text/plain": HEADLESS_CHAT_NOTE, "text/markdown": HEADLESS_CHAT_NOTE}, raw=True
+            )
+            return None
+        headless.run_headless(options.prompt, thread=options.thread, agent=options.agent)
+        return None
+
+
+def explain_prompt(prompt: str, context: str) -> str:
+    """``--explain``'s question, the person's own words after it, then what failed."""
+    text = f"{EXPLAIN_PROMPT} {prompt}".strip()
+    return f"{text}\n\n{context}" if context else text
+
+
+def last_failure() -> str:
+    """The kernel's last exception and the cell run before this one, for ``--explain`` where
+    no notebook front end can show the agent the cells ("" when the kernel saw no error)."""
+    shell = _shell()
+    value = getattr(sys, "last_value", None)
+    if not isinstance(value, BaseException):
+        return ""
+    lines = traceback.format_exception(type(value), value, getattr(sys, "last_traceback", None))
+    trace = _ANSI.sub("", "".join(lines)).strip()
+    parts = []
+    history = shell.user_ns.get("In") if shell is not None else None
+    if isinstance(history, list) and len(history) >= 2 and str(history[-2]).strip():
+        parts.append(f"The cell run before this one:\n```python\n{_cap(str(history[-2]))}\n```")
+    parts.append(f"The kernel's last error:\n```\n{_cap(trace)}\n```")
+    return "\n\n".join(parts)
+
+
+def _cap(text: str) -> str:
+    if len(text) <= _EXPLAIN_CHARS:
+        return text.strip()
+    half = _EXPLAIN_CHARS // 2
+    return f"{text[:half]}\n… [{len(text) - 2 * half} characters cut] …\n{text[-half:]}".strip()
+
+
+def _shell() -> Any:
+    ipython = sys.modules.get("IPython")
+    return ipython.get_ipython() if ipython is not None else None
 
 
 def gth_prompt_lines(lines: list[str]) -> list[str]:
