@@ -29,6 +29,12 @@ fi
 
 .venv/bin/uv pip install -q --python .venv/bin/python -e ".[${EXTRAS}]"
 
+# The JupyterLab / Notebook 7 extension (labextension/, built above by js/'s build script): the
+# editable install copied its build into .venv; a link to the build in the tree instead, so a
+# rebuild is what JupyterLab loads (what `jupyter labextension develop` does).
+LABEXT=.venv/share/jupyter/labextensions/gth-jupyter-notebook
+rm -rf "$LABEXT" && mkdir -p "$(dirname "$LABEXT")" && ln -s "$PWD/gth_jupyter/labextension" "$LABEXT"
+
 # The tests drive our server through CopilotKit's runtime (a pre-1.0 AG-UI client), pinned by
 # its lockfile: installed once for the test command only.
 if [[ ",$EXTRAS," == *",test,"* ]] && [ ! -d tests/copilotkit/node_modules ]; then

@@ -1,0 +1,294 @@
+// The notebook bridge: `globalThis.__gth_jupyter_notebook__`, through which the chat widget (an
+// anywidget in a cell output, a separate bundle with no handle on the notebook) reads and edits
+// the notebook it sits in. Everything goes through the notebook's model, never the DOM: windowed
+// notebooks detach off-screen cells, and the model holds unsaved edits.
+import { NotebookActions, runCell as defaultRunCell } from "@jupyterlab/notebook";
+
+export const BRIDGE_VERSION = 1;
+export const GLOBAL_NAME = "__gth_jupyter_notebook__";
+const WIDGET_VIEW = "application/vnd.jupyter.widget-view+json";
+const STATIC_MIMETYPES = ["text/html", "text/markdown", "text/plain"];
+const READ_LIMIT_MAX = 1000;
+
+/**
+ * @typedef {import("@jupyterlab/notebook").INotebookTracker} INotebookTracker
+ * @typedef {import("@jupyterlab/notebook").NotebookPanel} NotebookPanel
+ * @typedef {import("@jupyterlab/notebook").INotebookCellExecutor} INotebookCellExecutor
+ * @typedef {import("@jupyterlab/cells").ICellModel} ICellModel
+ */
+
+/**
+ * Sets the page's bridge global.
+ * @param {INotebookTracker} tracker
+ * @param {INotebookCellExecutor | null} executor
+ */
+export function installBridge(tracker, executor) {
+  const bridge = {
+    version: BRIDGE_VERSION,
+    /**
+     * The open notebook holding the cell `cellId`; `kernelId`, if given, picks among several
+     * (the same notebook open twice, or two notebooks holding a copied cell).
+     * @param {{cellId: string, kernelId?: string}} query
+     */
+    find({ cellId, kernelId } = /** @type {any} */ ({})) {
+      if (!cellId) return null;
+      /** @type {NotebookPanel[]} */
+      const matches = [];
+      tracker.forEach((panel) => {
+        if (!panel.isDisposed && panel.model && cellIndex(panel, cellId) >= 0) matches.push(panel);
+      });
+      if (matches.length === 0) return null;
+      const byKernel = kernelId ? matches.find((p) => kernelIdOf(p) === kernelId) : undefined;
+      const current = matches.find((p) => p === tracker.currentWidget);
+      return new NotebookHandle(byKernel ?? current ?? matches[0], cellId, executor);
+    },
+  };
+  /** @type {any} */ (globalThis)[GLOBAL_NAME] = bridge;
+  return bridge;
+}
+
+/** @param {NotebookPanel} panel */
+function kernelIdOf(panel) {
+  return panel.sessionContext.session?.kernel?.id ?? null;
+}
+
+/**
+ * @param {NotebookPanel} panel
+ * @param {string} cellId
+ */
+function cellIndex(panel, cellId) {
+  const cells = panel.model?.cells;
+  if (!cells) return -1;
+  for (let i = 0; i < cells.length; i++) {
+    if (cells.get(i).id === cellId) return i;
+  }
+  return -1;
+}
+
+/** @param {ICellModel} cell */
+function turnIdOf(cell) {
+  const gth = /** @type {any} */ (cell.getMetadata("gth"));
+  return gth && typeof gth === "object" ? gth.turnId : undefined;
+}
+
+/** The part of a notebook the widget may use; every call checks the notebook is still open. */
+export class NotebookHandle {
+  /**
+   * @param {NotebookPanel} panel
+   * @param {string} askingCellId the cell the handle was found by (the widget's cell)
+   * @param {INotebookCellExecutor | null} executor
+   */
+  constructor(panel, askingCellId, executor) {
+    this._panel = panel;
+    this._askingCellId = askingCellId;
+    this._executor = executor;
+  }
+
+  /** The notebook's path now (it follows a rename). */
+  get path() {
+    return this._panel.context.path;
+  }
+
+  /** The panel, or an Error when the notebook was closed. */
+  _open() {
+    const panel = this._panel;
+    if (panel.isDisposed || !panel.model) {
+      throw new Error(`The notebook ${panel.context?.path ?? ""} was closed.`);
+    }
+    return panel;
+  }
+
+  /**
+   * @param {string} cellId
+   * @returns {[number, ICellModel]}
+   */
+  _cell(cellId) {
+    const panel = this._open();
+    const index = cellIndex(panel, cellId);
+    if (index < 0) throw new Error(`No cell with id ${JSON.stringify(cellId)} in ${this.path}.`);
+    return [index, /** @type {any} */ (panel.model).cells.get(index)];
+  }
+
+  /**
+   * Cells as they are now, unsaved edits included, as nbformat JSON (no summarising).
+   * @param {{offset?: number, limit?: number}} [options]
+   */
+  read({ offset = 0, limit = READ_LIMIT_MAX } = {}) {
+    const model = /** @type {any} */ (this._open().model);
+    const count = model.cells.length;
+    const start = Math.max(0, Math.floor(Number(offset) || 0));
+    const size = Math.min(READ_LIMIT_MAX, Math.max(0, Math.floor(Number(limit) || 0)));
+    const cells = [];
+    for (let i = start; i < Math.min(count, start + size); i++) {
+      const json = model.cells.get(i).toJSON();
+      cells.push({
+        index: i,
+        id: json.id,
+        cell_type: json.cell_type,
+        source: Array.isArray(json.source) ? json.source.join("") : json.source,
+        execution_count: json.cell_type === "code" ? (json.execution_count ?? null) : null,
+        outputs: json.cell_type === "code" ? (json.outputs ?? []) : [],
+        metadata: json.metadata ?? {},
+      });
+    }
+    return { path: this.path, cellCount: count, cells };
+  }
+
+  /**
+   * Where a new cell goes: after `after`, else below the asking cell and after the cells this
+   * turn already inserted below it (so a turn's cells read top to bottom in the order made).
+   * @param {string | undefined} after
+   * @param {string | undefined} askingCellId
+   * @param {string | undefined} turnId
+   */
+  _insertIndex(after, askingCellId, turnId) {
+    if (after) return this._cell(after)[0] + 1;
+    const asking = askingCellId || this._askingCellId;
+    let index = this._cell(asking)[0];
+    if (turnId) {
+      const cells = /** @type {any} */ (this._open().model).cells;
+      for (let i = index + 1; i < cells.length; i++) {
+        if (turnIdOf(cells.get(i)) === turnId) index = i;
+      }
+    }
+    return index + 1;
+  }
+
+  /**
+   * Inserts a cell as one undoable step, marked `{gth: {turnId}}`; with `run`, runs it in the
+   * notebook's kernel as the person's Shift+Enter would (the notebook's own executor, in order
+   * with the person's queue) and resolves with its outputs once it finished.
+   * @param {{source: string, cellType?: string, after?: string, askingCellId?: string,
+   *   turnId?: string, run?: boolean}} options
+   */
+  async insertCell({ source, cellType = "code", after, askingCellId, turnId, run = false }) {
+    if (typeof source !== "string") throw new Error("insertCell needs the cell's source (a string).");
+    if (cellType !== "code" && cellType !== "markdown") {
+      throw new Error(`A cell is "code" or "markdown", not ${JSON.stringify(cellType)}.`);
+    }
+    const panel = this._open();
+    const model = /** @type {any} */ (panel.model);
+    const index = this._insertIndex(after, askingCellId, turnId);
+    /** @type {any} */
+    const cell = { cell_type: cellType, source, metadata: turnId ? { gth: { turnId } } : {} };
+    if (cellType === "code") {
+      cell.outputs = [];
+      cell.execution_count = null;
+      // The person's own new cells are trusted; so are the ones they let the agent write.
+      cell.metadata.trusted = true;
+    }
+    oneUndoStep(model.sharedModel, () => model.sharedModel.insertCell(index, cell));
+    const inserted = model.cells.get(index);
+    /** @type {any} */
+    const result = { cellId: inserted.id, index, status: "ok" };
+    if (run) {
+      const ran = await runCellOf(panel, inserted.id, this._executor);
+      const now = this._cell(inserted.id)[1];
+      const json = /** @type {any} */ (now.toJSON());
+      result.index = cellIndex(panel, inserted.id);
+      if (cellType === "code") {
+        result.executionCount = json.execution_count ?? null;
+        result.outputs = json.outputs ?? [];
+        const failed = result.outputs.some((/** @type {any} */ o) => o.output_type === "error");
+        result.status = ran && !failed ? "ok" : "error";
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Replaces a cell's source as one undoable step (the cell's own undo, Ctrl+Z in its editor,
+   * or the notebook's when document-wide undo is on).
+   * @param {{cellId: string, source: string, turnId?: string}} options
+   */
+  editCell({ cellId, source }) {
+    if (typeof source !== "string") throw new Error("editCell needs the new source (a string).");
+    const [, cell] = this._cell(cellId);
+    const shared = /** @type {any} */ (cell.sharedModel);
+    const before = shared.getSource();
+    oneUndoStep(shared, () => shared.setSource(source));
+    return { cellId, before, after: shared.getSource() };
+  }
+
+  /**
+   * Replaces the static copy (text/html, text/markdown, text/plain) of the outputs marked with
+   * this display id, keeping their widget view; false when there is none.
+   * @param {{displayId: string, data: Record<string, string>}} options
+   */
+  setStaticCopy({ displayId, data }) {
+    const model = /** @type {any} */ (this._open().model);
+    if (!displayId || !data || typeof data !== "object") return false;
+    const copy = /** @type {Record<string, string>} */ ({});
+    for (const mime of STATIC_MIMETYPES) {
+      if (typeof data[mime] === "string") copy[mime] = data[mime];
+    }
+    let found = false;
+    for (let c = 0; c < model.cells.length; c++) {
+      const cell = model.cells.get(c);
+      if (cell.type !== "code") continue;
+      const outputs = cell.outputs;
+      for (let i = 0; i < outputs.length; i++) {
+        const json = outputs.get(i).toJSON();
+        if (json.metadata?.gth_jupyter?.display !== displayId) continue;
+        found = true;
+        const kept = Object.fromEntries(
+          Object.entries(json.data ?? {}).filter(([mime]) => !STATIC_MIMETYPES.includes(mime)),
+        );
+        outputs.set(i, { ...json, data: { ...kept, ...copy } });
+      }
+    }
+    return found;
+  }
+}
+
+/**
+ * Runs `change` as its own step in the undo history of `shared` (a notebook's or a cell's shared
+ * model): the undo manager otherwise merges changes made within half a second of each other, and
+ * an agent's edit must not fold into the person's typing.
+ * @param {any} shared
+ * @param {() => void} change
+ */
+function oneUndoStep(shared, change) {
+  shared.undoManager?.stopCapturing?.();
+  shared.transact(change);
+  shared.undoManager?.stopCapturing?.();
+}
+
+/**
+ * Runs one cell through the notebook's executor, without touching the person's selection, mode
+ * or focus (NotebookActions.runCells would switch the notebook to command mode and scroll).
+ * Emits NotebookActions' executionScheduled / executed signals as a run by the person does.
+ * @param {NotebookPanel} panel
+ * @param {string} cellId
+ * @param {INotebookCellExecutor | null} executor
+ */
+export async function runCellOf(panel, cellId, executor) {
+  const notebook = panel.content;
+  const widget = notebook.widgets.find((w) => w.model.id === cellId);
+  if (!widget) throw new Error("The new cell is not in the notebook view.");
+  if (widget.model.type === "code" && !panel.sessionContext.session?.kernel) {
+    throw new Error(`The notebook ${panel.context.path} has no running kernel.`);
+  }
+  const options = {
+    cell: widget,
+    notebook: notebook.model,
+    notebookConfig: notebook.notebookConfig,
+    onCellExecuted: (/** @type {any} */ args) =>
+      /** @type {any} */ (NotebookActions.executed).emit({ notebook, ...args }),
+    onCellExecutionScheduled: (/** @type {any} */ args) =>
+      /** @type {any} */ (NotebookActions.executionScheduled).emit({ notebook, ...args }),
+    sessionContext: panel.sessionContext,
+  };
+  try {
+    const run = executor ? executor.runCell.bind(executor) : defaultRunCell;
+    return await run(/** @type {any} */ (options));
+  } catch (error) {
+    // A cell that raised: the kernel replied "error"; its traceback is in the outputs.
+    if (String(/** @type {any} */ (error)?.message).startsWith("KernelReplyNotOK")) {
+      return false;
+    }
+    throw error;
+  }
+}
+
+export { WIDGET_VIEW };
