@@ -5,6 +5,12 @@ reaches the placeholder body: ``ClientToolMiddleware`` intercepts it and suspend
 LangGraph ``interrupt()``, carrying the call's name, id and arguments. The run then ends, the
 client fulfils the call, and the next run resumes the graph with the client's answer (a
 :class:`~gth_jupyter.contract.resume.ClientToolAnswer`), which becomes the call's ``ToolMessage``.
+
+Client tools are not gated by approvals (the suspension wraps the gate), except the notebook
+tools (:mod:`gth_jupyter.tools.notebook_tools`): a second ``ClientToolMiddleware`` inside the
+gate suspends those, so a refused or rejected call never reaches the browser. Their description,
+schema and kind are ours by name, whatever the client declared (a page cannot make
+``insert_cell`` a read).
 """
 
 from __future__ import annotations
@@ -21,6 +27,13 @@ from langgraph.types import Command, interrupt
 from ..contract.pending import CLIENT_TOOL_INTERRUPT
 from ..contract.resume import ClientToolAnswer
 from ..contract.run import EMPTY_SCHEMA, ClientToolSpec
+from ..tools.kinds import adopt
+from ..tools.notebook_tools import (
+    is_notebook_tool,
+    notebook_kind,
+    notebook_metadata,
+    notebook_spec,
+)
 
 
 def _schema_of(spec: ClientToolSpec) -> dict[str, Any]:
@@ -31,7 +44,10 @@ def _schema_of(spec: ClientToolSpec) -> dict[str, Any]:
 
 
 def make_client_tool(spec: ClientToolSpec) -> BaseTool:
-    """A placeholder tool carrying the client's schema; its body never runs."""
+    """A placeholder tool carrying the client's schema (ours for a notebook tool); its body never
+    runs."""
+    if is_notebook_tool(spec.name):
+        spec = notebook_spec(spec.name)
 
     async def _never(**_: Any) -> str:  # pragma: no cover - intercepted by the middleware
         raise RuntimeError(f"client tool {spec.name} must be fulfilled by the client")
@@ -43,6 +59,8 @@ def make_client_tool(spec: ClientToolSpec) -> BaseTool:
         args_schema=_schema_of(spec),
     )
     tool.metadata = {"client": True}
+    if is_notebook_tool(spec.name):
+        adopt(tool, notebook_kind(spec.name), client=True, **notebook_metadata(spec.name))
     return tool
 
 
@@ -77,11 +95,18 @@ ToolHandler = Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]]
 
 
 class ClientToolMiddleware(AgentMiddleware):
-    """Suspends the graph on calls to client tools instead of running them."""
+    """Suspends the graph on calls to client tools instead of running them; ``gated`` marks the
+    one that sits inside the approvals gate (for the notebook tools)."""
 
-    def __init__(self, names: Iterable[str]) -> None:
+    def __init__(self, names: Iterable[str], *, gated: bool = False) -> None:
         super().__init__()
         self.names = frozenset(names)
+        self.gated = gated
+
+    @property
+    def name(self) -> str:
+        # create_agent refuses two middleware of one name; the gated one is a second instance.
+        return "GatedClientToolMiddleware" if self.gated else "ClientToolMiddleware"
 
     async def awrap_tool_call(
         self, request: ToolCallRequest, handler: ToolHandler

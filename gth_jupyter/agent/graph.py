@@ -24,6 +24,7 @@ from typing_extensions import NotRequired
 
 from ..contract.run import ClientToolSpec
 from ..contract.shared_state import STATE_KEY, merge_state
+from ..tools.notebook_tools import is_notebook_tool, own_specs
 from .client_tools import ClientToolMiddleware, is_client_tool, make_client_tool
 from .run_context import RunContextMiddleware
 
@@ -82,10 +83,13 @@ def build_graph(
     system_prompt: str | None = None,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
 ) -> AgentGraph:
-    """One agent graph; a client tool replaces a server tool of the same name."""
+    """One agent graph; a client tool replaces a server tool of the same name. The notebook
+    tools are suspended inside the other middleware (the approvals gate decides on them first),
+    every other client tool outside it."""
     client_names = {spec.name for spec in client_tools}
     # Config tools marked ``metadata.client`` are fulfilled by the client too.
     client_names |= {t.name for t in tools if isinstance(t, BaseTool) and is_client_tool(t)}
+    gated = {name for name in client_names if is_notebook_tool(name)}
     server_tools = [t for t in tools if tool_like_name(t) not in {s.name for s in client_tools}]
     all_tools = [*server_tools, *(make_client_tool(spec) for spec in client_tools)]
     graph: AgentGraph = create_agent(
@@ -95,8 +99,9 @@ def build_graph(
         middleware=[
             RunContextMiddleware(),
             SharedStateMiddleware(),
-            ClientToolMiddleware(client_names),
+            ClientToolMiddleware(client_names - gated),
             *middleware,
+            ClientToolMiddleware(gated, gated=True),
         ],
         # No context_schema: hosts that pass their own context (a dict, say) must still work;
         # the middleware reads a RunContext only when it is one.
@@ -126,6 +131,7 @@ class GraphCache:
         self._graphs: OrderedDict[tuple[tuple[str, str], ...], AgentGraph] = OrderedDict()
 
     def get(self, client_tools: Sequence[ClientToolSpec] = ()) -> AgentGraph:
+        client_tools = own_specs(client_tools)  # a page's notebook tool schema changes nothing
         key = tuple(sorted(spec.signature() for spec in client_tools))
         graph = self._graphs.get(key)
         if graph is None:

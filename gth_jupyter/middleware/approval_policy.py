@@ -19,7 +19,10 @@ The modes, as Gaunt Sloth 2 defines them (docs "Shell tool & approvals"):
 request: ``manual``, ``write`` and ``assisted`` ask the person; ``auto`` has the rater rate the
 code as it rates a shell command (same verdicts, same outcomes); ``bypass`` runs it. Its
 ``tool`` entries (``{"type": "tool", "matcher": "exact", "pattern": "run_python"}``) apply at
-every mode (``deny``, ``escalate``, ``allow``), and ``deny`` at ``bypass`` too.
+every mode (``deny``, ``escalate``, ``allow``), and ``deny`` at ``bypass`` too. An
+``insert_cell`` call with ``run: true`` is code too, gated the same way under its own name; a
+``deny`` or ``escalate`` entry written for ``run_python`` reaches it as well (it runs code in the
+same kernel), an ``allow`` entry must name ``insert_cell`` (it also writes a cell).
 
 The lists come before the mode: a ``deny`` entry of any type (``shell``, ``tool``, ``mcpTool``)
 refuses what it matches at every mode, ``bypass`` included, and an ``escalate`` entry asks the
@@ -28,7 +31,9 @@ tool the mode does not gate run: the read-only tools, those that change nothing 
 conversation (checklist, status line, UI surface), and at ``assisted``/``auto`` every tool but
 the shell and ``run_python``. ``allow`` runs a gated call (a ``rate``-d allow entry is still
 shown to the rater at ``assisted``/``auto``: only "catastrophic" or "attack" then asks).
-Client-run tools never reach the gate.
+Client-run tools never reach the gate, except the notebook tools (``read_notebook``, a read;
+``insert_cell`` and ``edit_cell``, writes): the gate decides on them before the browser gets the
+call, with the kind our code gives them by name.
 
 A tool's kind comes from the code that built it, never from what a tool source declares (see
 ``tools/_base.py``): an MCP tool is ``mcp`` whatever its annotations say, and its hints are
@@ -49,7 +54,7 @@ Choices where the reference is silent, taken in the safe direction:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from gth_jupyter.config.schema import ApprovalEntry, ApprovalMode, ApprovalsConfig
@@ -60,7 +65,12 @@ __all__ = ["Action", "Verdict", "decide", "gate_reason", "is_gated"]
 Action = Literal["run", "deny", "ask", "rate", "rate_allowed"]
 
 _FREE_KINDS = frozenset({"inert", "read"})
+RUN_PYTHON = "run_python"
+#: The tools whose writes change a notebook rather than a file, for the approval message.
+_NOTEBOOK_WRITES = frozenset({"insert_cell", "edit_cell"})
 _ALL_LISTS: tuple[ListName, ...] = ("deny", "escalate", "allow")
+_ASKING: tuple[ListName, ...] = ("deny", "escalate")
+_RANK: dict[ListName, int] = {name: rank for rank, name in enumerate(_ALL_LISTS)}
 
 
 @dataclass(frozen=True)
@@ -117,6 +127,13 @@ def _decide_code(approvals: ApprovalsConfig, subject: Subject, mode: ApprovalMod
     """``run_python``: its entries at every mode, then ask (the rater first at ``auto``)."""
     lists: tuple[ListName, ...] = ("deny",) if mode == "bypass" else _ALL_LISTS
     hit = match_rules(approvals, subject, lists)
+    if subject.name != RUN_PYTHON:
+        # Code run another way (insert_cell with run) is still code run in the kernel: what
+        # the person refused or wants asked for run_python holds for it too.
+        restrictive: tuple[ListName, ...] = ("deny",) if mode == "bypass" else _ASKING
+        alias = match_rules(approvals, replace(subject, name=RUN_PYTHON), restrictive)
+        if alias is not None and (hit is None or _RANK[alias.list] < _RANK[hit.list]):
+            hit = alias
     if hit is not None and hit.list == "deny":
         return Verdict("deny", hit)
     if mode == "bypass":
@@ -129,10 +146,12 @@ def _decide_code(approvals: ApprovalsConfig, subject: Subject, mode: ApprovalMod
     return Verdict("rate" if mode == "auto" else "ask")
 
 
-def gate_reason(mode: ApprovalMode, kind: str) -> str:
-    """Why ``mode`` asks about a tool of ``kind``, for the approval message."""
+def gate_reason(mode: ApprovalMode, kind: str, tool: str = "") -> str:
+    """Why ``mode`` asks about a call of ``tool``, of ``kind``, for the approval message."""
     if kind == "shell":
         return f"approvals mode '{mode}' asks you before every shell command"
+    if kind == "write" and tool in _NOTEBOOK_WRITES:
+        return f"approvals mode '{mode}' asks you before the notebook is changed"
     if kind == "write":
         return f"approvals mode '{mode}' asks you before any file is changed"
     if kind == "code":

@@ -57,7 +57,7 @@ from gth_jupyter.middleware.rater import (
     names_a_host_in_code,
 )
 from gth_jupyter.tools.custom import CustomCommandTool, validation_waived
-from gth_jupyter.tools.kinds import HINTS_KEY, MCP_KEY, kind_of
+from gth_jupyter.tools.kinds import HINTS_KEY, MCP_KEY, code_of_call, kind_of_call
 
 __all__ = ["APPROVAL_INTERRUPT", "ApprovalsMiddleware"]
 
@@ -134,12 +134,13 @@ class ApprovalsMiddleware(AgentMiddleware):
 
     def _subject(self, request: ToolCallRequest) -> tuple[Subject, str]:
         call, tool = request.tool_call, request.tool
-        kind = kind_of(tool)
         args = call.get("args") or {}
+        # Per call: insert_cell is a write, but a call with run: true is code.
+        kind = kind_of_call(tool, args if isinstance(args, dict) else {})
         if kind == "shell":
             return Subject("shell", call["name"], command=str(args.get("command", ""))), kind
         if kind == "code":  # matched by its tool name; the rater reads the code
-            return Subject("tool", call["name"], command=str(args.get("code", ""))), kind
+            return Subject("tool", call["name"], command=code_of_call(tool, args)), kind
         host = _host(args.get("input")) if kind == "network" else None
         if kind != "mcp":  # real names and hints are read only from a tool our MCP code built
             return names_subject(call["name"], host, None), kind
@@ -198,7 +199,7 @@ class ApprovalsMiddleware(AgentMiddleware):
                     f"it matches the escalate rule {describe_entry(verdict.hit.entry)}",
                     None,
                 )
-            return "ask", gate_reason(self.mode, kind), None
+            return "ask", gate_reason(self.mode, kind, subject.name), None
         allowed = verdict.action == "rate_allowed"
         if answered or self.rater is None:
             return "ask", "the auto-rater did not clear it", None
@@ -221,7 +222,7 @@ class ApprovalsMiddleware(AgentMiddleware):
         if self.mode == "auto" and rating.verdict == "destructive" and not floored:
             rounds = self._bump(subject)
             if rounds <= AUTO_ROUNDS:
-                return self._bounce(call, command, rating, rounds), None, rating
+                return self._bounce(call, command, rating, rounds, kind), None, rating
         return "ask", reason, rating
 
     def _granted(self, subject: Subject, kind: str) -> bool:
@@ -255,14 +256,16 @@ class ApprovalsMiddleware(AgentMiddleware):
         if subject.command is not None:  # a shell command or code: the rater's rounds end
             self._rounds.pop(self._thread(), None)
 
-    def _bounce(self, call: ToolCall, command: str, rating: Rating, rounds: int) -> ToolMessage:
+    def _bounce(
+        self, call: ToolCall, command: str, rating: Rating, rounds: int, kind: str
+    ) -> ToolMessage:
         left = AUTO_ROUNDS - rounds
         then = (
             f"after {left} more refusal(s) the user will be asked"
             if left
             else "next time the user will be asked"
         )
-        if call["name"] == "run_python" or "\n" in command:
+        if kind == "code" or "\n" in command:
             what, narrow = "your code", "Narrow the code"
         else:
             what, narrow = f"`{command}`", "Narrow the command"
@@ -341,11 +344,13 @@ class ApprovalsMiddleware(AgentMiddleware):
         edited = answer.edited_args
         if edited is not None:
             request = request.override(tool_call={**call, "args": edited})
-            again = decide(self.approvals, self._subject(request)[0], kind)
+            # The edit may change the call's kind too (insert_cell given run: true is code).
+            subject, kind = self._subject(request)
+            again = decide(self.approvals, subject, kind)
             if again.action == "deny":
-                return self._denied(call, self._subject(request)[0], again)
+                return self._denied(call, subject, again)
         if answer.grant is not None:  # what runs (as edited) is what the grant covers
-            self._grant(answer.grant, self._subject(request)[0], kind, call["name"])
+            self._grant(answer.grant, subject, kind, call["name"])
         if invalid is not None or (
             edited is not None and isinstance(request.tool, CustomCommandTool)
         ):

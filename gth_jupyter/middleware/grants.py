@@ -5,8 +5,9 @@ An approved answer may carry ``"grant": "thread" | "session"``: the gate then re
 thread (``thread``) or in any thread this server process serves (``session``). The key is
 narrow on purpose: the exact command string for a shell call (not even whitespace is folded: to
 ``sh`` a newline separates commands, so ``echo x\nrm y`` is not ``echo x rm y``), the exact code
-for ``run_python``, the tool (on its MCP server) for anything else. A shell command holding a line
-break or another control or invisible character can be approved once but never granted
+for ``run_python`` (and for ``insert_cell`` with ``run``, kept apart from it), the tool (on its
+MCP server) for anything else. A shell command holding a line break or another control or
+invisible character can be approved once but never granted
 (:func:`grant_refusal` says why; the card shows it): what the person reads on the card need not
 be what the shell runs. Grants live in memory only,
 bounded, and are never written into the configuration; ``deny`` rules and a custom tool's failing
@@ -44,12 +45,17 @@ _LABEL_CHARS = 200
 
 
 def grant_key(subject: Subject, kind: str) -> GrantKey:
-    """What a grant for this call covers: ``("shell", command)``, ``("code", code)``,
-    ``("mcpTool", server, tool)`` or ``("tool", name)``."""
+    """What a grant for this call covers: ``("shell", command)``, ``("code", code)`` (for
+    ``run_python``; ``("code", code, tool)`` for code another tool runs, such as
+    ``insert_cell`` with ``run``), ``("mcpTool", server, tool)`` or ``("tool", name)``."""
     if subject.kind == "shell":  # exact: any other string is another command
         return ("shell", subject.command or "")
     if kind == "code":
-        return ("code", subject.command or "")
+        # Keyed by the tool too: an "always allow" for code run_python runs must not let
+        # insert_cell write that code into the notebook unasked, nor the other way round.
+        if subject.name == "run_python":
+            return ("code", subject.command or "")
+        return ("code", subject.command or "", subject.name)
     if subject.kind == "mcpTool":
         return ("mcpTool", subject.server or "", subject.name)
     return ("tool", subject.name)

@@ -12,8 +12,13 @@ import weakref
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from gth_jupyter.tools.notebook_tools import NOTEBOOK_TOOLS
+
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
-BUILT_IN = frozenset({"capture_image", "ask_user", "browser_context"})
+#: The widget's own browser tools. The notebook tools among them (``read_notebook``,
+#: ``insert_cell``, ``edit_cell``) are gated by approvals, with the schema and kind our code gives
+#: them (``tools/notebook_tools.py``), whatever a page declares.
+BUILT_IN = frozenset({"capture_image", "ask_user", "browser_context", *NOTEBOOK_TOOLS})
 
 
 class ClientTool(dict[str, Any]):

@@ -11,6 +11,11 @@ write from a shell command without a name list that would drift from the tools:
 - ``exec``: fixed commands (dev tools, custom tools); ``network``: ``gth_web_fetch``;
 - ``mcp``: a tool of an MCP server, gated as ``other``.
 
+A call may be of another kind than its tool: ``insert_cell`` is a ``write``, but a call with
+``run: true`` runs its ``source`` in the kernel and is ``code``. Such a tool carries
+``metadata["gth_code_when"] = {"flag": "run", "code": "source"}`` and :func:`kind_of_call` /
+:func:`code_of_call` read the call through it.
+
 A tool with no kind (from a Python config...) is treated as ``other``: gated wherever the mode
 gates anything beyond the file tools.
 
@@ -24,18 +29,31 @@ key) before setting ours. A client's tool declaration never reaches ``metadata``
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from langchain_core.tools import BaseTool
 
-__all__ = ["HINTS_KEY", "KIND_KEY", "MCP_KEY", "ToolKind", "adopt", "kind_of"]
+__all__ = [
+    "CODE_WHEN_KEY",
+    "HINTS_KEY",
+    "KIND_KEY",
+    "MCP_KEY",
+    "ToolKind",
+    "adopt",
+    "code_of_call",
+    "kind_of",
+    "kind_of_call",
+]
 
 ToolKind = Literal["inert", "read", "write", "shell", "code", "exec", "network", "mcp", "other"]
 KIND_KEY = "gth_kind"
 #: An MCP tool's real server and tool names, and its four hints (set by ``tools/mcp.py``).
 MCP_KEY = "mcp"
 HINTS_KEY = "annotations"
-_OURS = frozenset({KIND_KEY, MCP_KEY, HINTS_KEY})
+#: When a call of this tool is ``code``: ``{"flag": <boolean argument>, "code": <argument>}``.
+CODE_WHEN_KEY = "gth_code_when"
+_OURS = frozenset({KIND_KEY, MCP_KEY, HINTS_KEY, CODE_WHEN_KEY})
 
 
 def _ours(key: object) -> bool:
@@ -54,3 +72,39 @@ def kind_of(tool: BaseTool | None) -> ToolKind:
     """The tool's kind; ``other`` when it carries none."""
     kind = (tool.metadata or {}).get(KIND_KEY) if tool is not None else None
     return kind if isinstance(kind, str) else "other"  # type: ignore[return-value]
+
+
+def _code_when(tool: BaseTool | None) -> dict[str, str] | None:
+    when = (tool.metadata or {}).get(CODE_WHEN_KEY) if tool is not None else None
+    if isinstance(when, dict) and isinstance(when.get("flag"), str):
+        if isinstance(when.get("code"), str):
+            return when
+    return None
+
+
+def kind_of_call(tool: BaseTool | None, args: Mapping[str, Any]) -> ToolKind:
+    """The kind of one call of ``tool``: ``code`` when the argument its ``gth_code_when``
+    names is set, else the tool's kind."""
+    when = _code_when(tool)
+    if when is not None and _flag_set(args.get(when["flag"])):
+        return "code"
+    return kind_of(tool)
+
+
+def code_of_call(tool: BaseTool | None, args: Mapping[str, Any]) -> str:
+    """The code a ``code`` call runs: ``run_python``'s ``code``, or the argument its tool's
+    ``gth_code_when`` names."""
+    when = _code_when(tool)
+    value = args.get(when["code"] if when is not None else "code", "")
+    return value if isinstance(value, str) else str(value)
+
+
+def _flag_set(value: object) -> bool:
+    # The browser reads the raw arguments (nothing validates a client tool's call first), so
+    # whatever JavaScript takes for true ("false", [], {}) is gated as code: only what it takes
+    # for false (absent, null, false, 0, "") is not.
+    if value is None or value == "":
+        return False
+    if isinstance(value, (bool, int, float)):
+        return value != 0
+    return True
