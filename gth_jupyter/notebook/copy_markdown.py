@@ -1,0 +1,159 @@
+"""The agent's Markdown made safe for a saved notebook: as HTML, and as Markdown again.
+
+A static copy is rendered by whatever opens the file: nbconvert puts ``text/html`` in its page
+unsanitised, JupyterLab renders a trusted notebook's Markdown with its raw HTML, GitHub and
+nbviewer sanitise each their own way. So what the model wrote never reaches them as markup:
+raw HTML is shown as text, a link goes only to an absolute ``http(s)`` URL (or ``mailto:``),
+and an image renders only from an inline ``data:`` URL of a raster type; a remote image becomes
+a link to it (opening it is the reader's choice; loading it would be a request in their name).
+This is the widget's policy (``js/src/media.js``, ``js/src/markdown.js``).
+
+Both forms come from mistune's parse of the text (mistune 3, which nbconvert uses too), so the
+Markdown copy is rebuilt from the same tree the HTML is: text is escaped where it could become
+markup again.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any, cast
+from urllib.parse import quote, urlsplit
+
+import mistune
+from mistune.renderers.html import HTMLRenderer
+from mistune.renderers.markdown import MarkdownRenderer
+
+__all__ = ["inline_image_url", "markdown_to_html", "markdown_to_markdown", "md_code", "md_text"]
+
+#: Image types a copy shows inline (the widget's ``safeImageUrl``): no SVG, which is a document.
+IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+_BASE64 = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
+_DATA_URL = re.compile(r"^data:(image/[a-z]+);base64,(.*)$", re.IGNORECASE | re.DOTALL)
+_TAGS = re.compile(r"<[^>]*>")
+# Every ASCII punctuation mark may be backslash-escaped in CommonMark; these could start markup.
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-!|~&])")
+# In text the parser already read, only what could start inline markup or HTML: pipes and dashes
+# stay, so a table (which the Markdown copy does not parse) still reads as one.
+_MD_INLINE = re.compile(r"([\\`*_\[\]<>!&])")
+
+
+def inline_image_url(mime: object, data: object) -> str | None:
+    """``data:<mime>;base64,<data>`` for a raster image in strict base64, else None."""
+    if not isinstance(mime, str) or mime.lower() not in IMAGE_TYPES or not isinstance(data, str):
+        return None
+    clean = "".join(data.split())
+    if not clean or not _BASE64.match(clean):
+        return None
+    return f"data:{mime.lower()};base64,{clean}"
+
+
+def _data_image(url: str) -> str | None:
+    found = _DATA_URL.match(url.strip())
+    return inline_image_url(found.group(1), found.group(2)) if found else None
+
+
+def _link_url(url: str) -> str | None:
+    """An absolute http(s) URL with a host and no credentials, or mailto:, quoted; else None."""
+    url = url.strip()
+    if any(ord(c) < 32 or c.isspace() for c in url):
+        return None
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme == "mailto" and len(url) > 7:
+        return quote(url, safe=":@.+-_~!$&'*,;=/?%")
+    if scheme not in ("http", "https") or not parts.hostname:
+        return None
+    if (
+        parts.username is not None
+        or parts.password is not None
+        or not url[len(scheme) :].startswith("://")
+    ):
+        return None
+    # Quote what could end an attribute or a Markdown link target; keep the URL's meaning.
+    return quote(url, safe=":/?#@!$&'*+,;=%-._~[]")
+
+
+def md_text(text: str, *, inline: bool = False) -> str:
+    """Plain text as Markdown that shows it literally (every character that could start markup
+    escaped); ``inline`` joins lines with spaces (a table cell), else with hard breaks."""
+    lines = [_MD_SPECIAL.sub(r"\\\1", line) for line in str(text).splitlines()]
+    return " ".join(lines) if inline else "  \n".join(line for line in lines)
+
+
+def md_code(text: str, language: str = "") -> str:
+    """A fenced code block that no backtick run inside ``text`` can close."""
+    longest = max((len(r) for r in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    body = text if text.endswith("\n") else text + "\n"
+    return f"{fence}{language}\n{body}{fence}"
+
+
+class _SafeHtml(HTMLRenderer):
+    """mistune's HTML renderer with raw HTML escaped and the link and image policy above."""
+
+    def __init__(self) -> None:
+        super().__init__(escape=True)
+
+    def link(self, text: str, url: str, title: str | None = None) -> str:
+        href = _link_url(url)
+        if href is None:
+            return text  # the words stay; there is nothing to follow
+        return f'<a href="{html.escape(href)}" rel="noopener noreferrer nofollow">{text}</a>'
+
+    def image(self, text: str, url: str, title: str | None = None) -> str:
+        alt = html.escape(_TAGS.sub("", html.unescape(text)))
+        inline = _data_image(url)
+        if inline is not None:
+            return f'<img src="{html.escape(inline)}" alt="{alt}" />'
+        href = _link_url(url)
+        label = f"image: {alt}" if alt else "image"
+        if href is None:
+            return f"[{label}]"
+        return f'<a href="{html.escape(href)}" rel="noopener noreferrer nofollow">[{label}]</a>'
+
+
+class _SafeMarkdown(MarkdownRenderer):
+    """mistune's Markdown renderer that leaves no markup the source did not have as Markdown:
+    raw HTML and text are escaped, links and images follow the policy above."""
+
+    def text(self, token: dict[str, Any], state: Any) -> str:
+        return _MD_INLINE.sub(r"\\\1", cast(str, token["raw"]))
+
+    def inline_html(self, token: dict[str, Any], state: Any) -> str:
+        return md_text(cast(str, token["raw"]), inline=True)
+
+    def block_html(self, token: dict[str, Any], state: Any) -> str:
+        return md_text(cast(str, token["raw"]).strip()) + "\n\n"
+
+    def link(self, token: dict[str, Any], state: Any) -> str:
+        text = self.render_children(token, state)
+        href = _link_url(str(token.get("attrs", {}).get("url", "")))
+        return text if href is None else f"[{text}](<{href}>)"
+
+    def image(self, token: dict[str, Any], state: Any) -> str:
+        alt = self.render_children(token, state)
+        url = str(token.get("attrs", {}).get("url", ""))
+        inline = _data_image(url)
+        if inline is not None:
+            return f"![{alt}](<{inline}>)"
+        href = _link_url(url)
+        label = f"image: {alt}" if alt else "image"
+        return f"\\[{label}\\]" if href is None else f"[\\[{label}\\]](<{href}>)"
+
+
+_to_html = mistune.create_markdown(renderer=_SafeHtml(), plugins=["strikethrough", "table", "url"])
+_to_markdown = mistune.create_markdown(renderer=_SafeMarkdown(), plugins=["strikethrough"])
+
+
+def markdown_to_html(text: str) -> str:
+    """The agent's Markdown as HTML with nothing it wrote able to become markup or a request."""
+    return cast(str, _to_html(text))
+
+
+def markdown_to_markdown(text: str) -> str:
+    """The agent's Markdown again, safe to hand a renderer that lets raw HTML through."""
+    return cast(str, _to_markdown(text)).strip()
