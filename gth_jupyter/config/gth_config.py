@@ -51,6 +51,7 @@ from gth_jupyter.config.schema import (
     CommandConfig,
     CorsConfig,
     FilesystemSetting,
+    JupyterConfig,
     LlmConfig,
     MiddlewareEntry,
     Overridable,
@@ -87,6 +88,9 @@ class GthConfig(Overridable):
     #: shared postgres store), when the host sets none. The database URL itself is never read
     #: from a config file: credentials belong in the environment (see the loader's warning).
     run_lease_seconds: float = Field(default=30.0, ge=1)
+    #: ``jupyter``: what ``%gth`` cells save (``savePhotos``) and how long a cell run without a
+    #: front end waits (``headlessTimeoutSeconds``); root only.
+    jupyter: JupyterConfig = Field(default_factory=JupyterConfig)
     # Not part of the file: live objects from a .gsloth.config.py (a chat model, tools,
     # middleware instances), referenced from the data by markers (see live.py).
     _sources: list[Path] = PrivateAttr(default_factory=list)

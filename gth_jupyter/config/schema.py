@@ -20,6 +20,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -226,6 +227,18 @@ class AguiConfig(_Model):
     ``"auto"`` (the default): 1.0 when the request says ``protocolVersion: "1.0"``, else 0.x."""
 
     protocol: AguiProtocol | None = None
+
+
+class JupyterConfig(_Model):
+    """``jupyter`` (root only): what ``%gth`` cells keep in the notebook and how long they wait.
+
+    ``savePhotos``: keep the photos ``capture_image`` took in the saved notebook's static copy
+    (default ``false``: a placeholder says a photo was taken). ``headlessTimeoutSeconds``: how
+    long a ``%gth`` cell run without a front end (nbconvert, papermill) waits for its turn."""
+
+    save_photos: StrictBool = False
+    # strict: a string or a boolean is a mistake to report, not a number to guess
+    headless_timeout_seconds: float = Field(default=600.0, gt=0, allow_inf_nan=False, strict=True)
 
 
 class McpServerConfig(_Model):
