@@ -3,6 +3,8 @@
 Each instance carries only a tiny loader as its ``_esm`` (it imports the real bundle from the
 server extension's static route, cached by the browser) and a few small traits; the transcript
 is never stored in widget state, the widget rebuilds it from the server on every render.
+Displayed, it is one output with a display id holding the widget's view and a static copy of
+its turn, refreshed when the page says the turn ended (``cell_output.py``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import anywidget
 import traitlets as t
 
 from ..contract.names import DEFAULT_AGENT
-from . import client_tools
+from . import cell_output, client_tools
+from .front_end import asking_cell_id
 from .kernel_access import kernel_id
 from .kernel_agent import configured_model
 from .threads import notebook_thread_id
@@ -84,12 +87,24 @@ class GthChat(anywidget.AnyWidget):  # type: ignore[misc]
         help="The turn of the %gth cell the kernel ran before this one on the same thread: the "
         "page sends this widget's prompt only once that turn is done.",
     ).tag(sync=True)
+    display_id = t.Unicode(
+        "",
+        help="The display id of this widget's output (view and static copy), which the kernel "
+        "updates when a turn ends; the page names it to the notebook extension.",
+    ).tag(sync=True)
+    cell_id = t.Unicode(
+        "", help="The id of the cell that made this widget, as its front end sent it; empty: none."
+    ).tag(sync=True)
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("thread_id", notebook_thread_id())
         kwargs.setdefault("client_tools", client_tools.registered_tools())
         kwargs.setdefault("kernel_id", kernel_id())
+        kwargs.setdefault("cell_id", asking_cell_id())
+        kwargs.setdefault("display_id", cell_output.new_display_id())
         super().__init__(**kwargs)
+        #: The cell's prompt, shown by the static copy before the thread has it.
+        self._prompt: str | None = None
         if not self.model_label:
             # From the configuration alone: building the agent would import LangChain.
             configured = configured_model()
@@ -102,13 +117,28 @@ class GthChat(anywidget.AnyWidget):  # type: ignore[misc]
 
     def ask(self, prompt: str) -> None:
         """Sends ``prompt`` from the widget, as if typed into it."""
+        if self._prompt is None:
+            self._prompt = prompt
         self.pending_prompt = prompt
+
+    @property
+    def prompt(self) -> str | None:
+        """The first prompt this widget was asked to send (``None``: none yet)."""
+        return self._prompt
+
+    def _ipython_display_(self) -> None:
+        # One output with a display id (view and static copy) instead of the widget's own
+        # bundle: a cell's value is then no execute_result, and `display(w)` shows the same.
+        cell_output.show(self)
 
     def _send_message(self, content: dict[str, Any]) -> None:
         self.send(content)
 
     def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
         if isinstance(content, dict):
+            if content.get("type") == "turn_end":
+                cell_output.refresh_on_turn_end(self, content)
+                return
             if self._comm_transport is None:
                 from .comm_transport import CommTransport
 

@@ -1,8 +1,8 @@
 // Wiring for one widget view: the view and the parts that feed it, each a concern of its own
 // in src/app/ — the model's traits (traits.js), the transport and the chat (connect.js), turn
 // order and sending (turns.js), history, rehydration and the run to follow (history.js), MCP
-// notices and sign-in (mcp.js). Separate from widget.js so tests can mount it with a fake
-// model, a fake fetch and a manual animation frame.
+// notices and sign-in (mcp.js), the cell's static copy (static.js). Separate from widget.js so
+// tests can mount it with a fake model, a fake fetch and a manual animation frame.
 //
 // Every part stops itself when `gone` aborts (the view is removed): `gone.signal` ends requests
 // nobody will read, and names this view in the page's news (src/order.js).
@@ -10,6 +10,7 @@
 import { connect } from "./app/connect.js";
 import { followNews, followRun, loadHistory } from "./app/history.js";
 import { wireMcpNotices } from "./app/mcp.js";
+import { wireStaticCopy } from "./app/static.js";
 import { followTraits, showAgentInfo } from "./app/traits.js";
 import { Turns } from "./app/turns.js";
 import { TranscriptView } from "./transcript.js";
@@ -45,9 +46,10 @@ export function mount({ model, el, css, env = {} }) {
   });
   followTraits(model, view, gone.signal);
   view.setReady(false);
+  const staticCopy = wireStaticCopy({ model, signal: gone.signal });
   /** @type {Turns} */
-  const turns = new Turns({ model, view, signal: gone.signal });
-  start({ model, view, doc, env, turns, signal: gone.signal }).catch((err) => view.addError("widget_error", String(err?.message || err)));
+  const turns = new Turns({ model, view, signal: gone.signal, onTurnEnd: () => staticCopy.turnEnded() });
+  start({ model, view, doc, env, turns, staticCopy, signal: gone.signal }).catch((err) => view.addError("widget_error", String(err?.message || err)));
   return () => {
     gone.abort();
     view.destroy();
@@ -58,9 +60,9 @@ export function mount({ model, el, css, env = {} }) {
  * Connect, rebuild the transcript from the history, then let the queued prompt go (after
  * re-attaching to a run in flight, which it then waits for).
  * @param {{ model: import("./comm.js").AnyModel, view: TranscriptView, doc: Document, env: MountEnv,
- *   turns: Turns, signal: AbortSignal }} opts
+ *   turns: Turns, staticCopy: ReturnType<typeof wireStaticCopy>, signal: AbortSignal }} opts
  */
-async function start({ model, view, doc, env, turns, signal }) {
+async function start({ model, view, doc, env, turns, staticCopy, signal }) {
   const { turnId } = turns;
   const connected = await connect({ model, view, doc, env, turnId, signal });
   if (!connected) return;
@@ -84,7 +86,12 @@ async function start({ model, view, doc, env, turns, signal }) {
   // Notices after the history, which rebuilds the transcript.
   void info.then((i) => !signal.aborted && i && notices.show(i));
   for (const e of registry.errors) view.addNote(`Browser tool '${e.name}' is not available: ${e.message}`, "warning");
-  turns.start({ threadId, turnsOf: async (turn) => (await backend.history(threadId, turn)).turns, sent: loaded.sent });
+  // Shows this cell's turn when it turns out to have been sent from elsewhere (never twice).
+  const reload = async () => {
+    const again = await loadHistory({ backend, chat, view, threadId, turnId, signal });
+    if (again?.follow && !chat.running) followRun({ backend, chat, view, threadId, turnId, runId: again.follow, signal, onFree: () => turns.threadFree(threadId) });
+  };
+  turns.start({ threadId, turnsOf: async (turn) => (await backend.history(threadId, turn)).turns, sent: loaded.sent, reload: () => void reload() });
   // `%gth` alone follows the turns other cells of this page run.
   if (!turnId) followNews({ backend, chat, threadId, signal });
   view.setReady(true, threadId);
@@ -92,6 +99,10 @@ async function start({ model, view, doc, env, turns, signal }) {
   // queued prompt is looked at, so that finds the chat running.
   if (loaded.follow) {
     followRun({ backend, chat, view, threadId, turnId, runId: loaded.follow, signal, onFree: () => turns.threadFree(threadId) });
+  } else if (loaded.sent) {
+    // This cell's turn ran already (a reload, or a turn that ended with no page open): the
+    // kernel renders it again so the saved file holds its end, whichever page ran the cell.
+    staticCopy.turnEnded();
   }
   void turns.sendPending();
 }

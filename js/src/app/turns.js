@@ -2,7 +2,8 @@
 // to interrupts go to the chat at once. The prompt the kernel queued (`pending_prompt`) waits
 // until the history is loaded and the chat is idle, and, for a `%gth <prompt>` cell, until the
 // turn the kernel ran before it on this thread is done (src/order.js). Each run's end tells the
-// other cells of the page, one of which may be waiting for this turn.
+// other cells of the page, one of which may be waiting for this turn, and the kernel, which
+// refreshes the cell's static copy (`onTurnEnd`, src/app/static.js).
 
 import { announce, claim, giveUp, waitForTurn } from "../order.js";
 
@@ -10,20 +11,24 @@ import { announce, claim, giveUp, waitForTurn } from "../order.js";
  * @typedef {import("../comm.js").AnyModel} AnyModel
  * @typedef {import("../chat.js").ChatController} ChatController
  * @typedef {import("../transcript.js").TranscriptView} TranscriptView
- * @typedef {{ threadId: string, turnsOf: (turnId: string) => Promise<any[] | null>, sent: boolean }} Ready
+ * @typedef {{ threadId: string, turnsOf: (turnId: string) => Promise<any[] | null>, sent: boolean,
+ *   reload?: () => void }} Ready
  *   What the server knew when the history loaded (`sent`: this cell's turn is on the thread),
- *   and how to ask it again about a turn.
+ *   how to ask it again about a turn, and how to show this cell's turn again (`reload`: it was
+ *   sent from elsewhere meanwhile).
  */
 
 export class Turns {
   /**
-   * @param {{ model: AnyModel, view: TranscriptView, signal: AbortSignal }} opts `signal`
-   *   aborts when the view is gone; it also names this view in the page's news (order.js).
+   * @param {{ model: AnyModel, view: TranscriptView, signal: AbortSignal, onTurnEnd?: () => void }} opts
+   *   `signal` aborts when the view is gone; it also names this view in the page's news
+   *   (order.js). `onTurnEnd` is called when a run of this view ends.
    */
-  constructor({ model, view, signal }) {
+  constructor({ model, view, signal, onTurnEnd }) {
     this.model = model;
     this.view = view;
     this.signal = signal;
+    this.onTurnEnd = onTurnEnd;
     /** This cell's turn (`%gth <prompt>`), and the turn the kernel ran before it on the thread. */
     this.turnId = String(model.get("turn_id") || "");
     this.afterTurn = String(model.get("after_turn") || "");
@@ -31,6 +36,8 @@ export class Turns {
     this.chat = null;
     /** @type {Ready | null} set once the history is loaded (`start`) */
     this.ready = null;
+    /** Whether this view claimed this cell's turn in the page (order.js `claim`). */
+    this.claimed = false;
     /** Whether the queued prompt is waiting for the cell above (its Send now / Cancel line is shown). */
     this.waiting = false;
     const onPending = () => void this.sendPending();
@@ -90,6 +97,7 @@ export class Turns {
   /** A run on the thread ended here: the next cell of this page may go, and so may our prompt. */
   threadFree(/** @type {string} */ threadId) {
     announce(threadId, this.signal);
+    this.onTurnEnd?.();
     void this.sendPending();
   }
 
@@ -106,8 +114,10 @@ export class Turns {
       void chat.send(prompt);
       return this.#clearPending();
     }
-    // A second view of this widget never sends its turn again.
-    if (!claim(this.turnId)) return this.#clearPending();
+    // A second view of this widget never sends its turn again (this view, held back by a
+    // busy chat after its wait, still may).
+    if (!this.claimed && !claim(this.turnId)) return this.#clearPending();
+    this.claimed = true;
     this.waiting = true;
     const choice = new AbortController();
     try {
@@ -140,10 +150,27 @@ export class Turns {
     this.waiting = false;
     this.view.setWaiting(null);
     if (this.signal.aborted || chat.running) return;
+    // A turn never runs twice: another page of this notebook (its widget's prompt was cleared)
+    // or the kernel may have sent it while this view waited or loaded.
+    if (!this.model.get("pending_prompt") || (await this.#onThread(ready))) {
+      if (this.signal.aborted) return;
+      ready.sent = true;
+      this.#clearPending();
+      ready.reload?.();
+      return;
+    }
+    if (this.signal.aborted || chat.running) return;
     ready.sent = true;
     void chat.send(prompt); // adds the message and starts the run before its first await
     // Cleared once sent, so another view of this model does not send it again.
     this.#clearPending();
+  }
+
+  /** Whether this cell's turn is on the thread now (a failed answer: not known, so no). */
+  async #onThread(/** @type {Ready} */ ready) {
+    if (!this.turnId) return false;
+    const turns = await ready.turnsOf(this.turnId).catch(() => null);
+    return Array.isArray(turns) && turns.some((t) => t?.turnId === this.turnId);
   }
 
   #clearPending() {

@@ -1,0 +1,200 @@
+"""A chat widget's cell output: one display, the live widget beside a static copy of its turn.
+
+``%gth`` shows its widget as a ``display_data`` output with a display id (an ``execute_result``
+cannot carry one, so it could never be refreshed), holding the widget's view and a static copy
+(``static_copy.py``): "waiting for the agent…" until the turn ends. Wherever widgets do not render
+(GitHub, nbviewer, nbconvert, a kernel that is gone) the static copy is what people read. The
+output's metadata ``{"gth_jupyter": {"display": <display id>}}`` lets the notebook extension find
+it in the document.
+
+Only the page knows when a turn ends (over HTTP it runs in the server), so the widget sends
+``{"type": "turn_end", "turnIds": [...]}``; the kernel reads those turns from the thread, renders
+them, updates the display, and answers ``{"type": "static", "displayId", "data"}``, which the page
+hands to the notebook extension (JupyterLab routes a display update only to the page that ran the
+cell, not to one reloaded since). Reading the thread imports the agent stack and touches SQLite,
+so it runs on the kernel's loop thread, never blocking the kernel's main thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .kernel_agent import LoopThread, kernel_loop, kernel_registry
+
+if TYPE_CHECKING:
+    from ..agent import AgentRegistry
+
+__all__ = [
+    "MARKER",
+    "WIDGET_VIEW",
+    "new_display_id",
+    "output_metadata",
+    "refresh_on_turn_end",
+    "show",
+]
+
+log = logging.getLogger(__name__)
+
+#: The widget view's mimetype (what ipywidgets and anywidget put in their output).
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+#: The output metadata key naming a chat output (read by the notebook extension).
+MARKER = "gth_jupyter"
+#: A page cannot make the kernel read a thousand turns or echo megabytes.
+MAX_TURNS = 50
+MAX_ID = 200
+
+
+class ChatOutput(Protocol):
+    """What the cell output reads of a ``GthChat`` (kept structural: no import cycle)."""
+
+    display_id: str
+    thread_id: str
+    turn_id: str
+    agent: str
+
+    @property
+    def prompt(self) -> str | None: ...
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any: ...
+
+    def send(self, content: dict[str, Any], buffers: Any = None) -> None: ...
+
+
+def new_display_id() -> str:
+    return f"gth-{uuid.uuid4().hex}"
+
+
+def output_metadata(display_id: str) -> dict[str, Any]:
+    """The output's metadata: the marker the notebook extension looks for."""
+    return {MARKER: {"display": display_id}}
+
+
+def _widget_view(widget: ChatOutput) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The widget's own view entry and the metadata its host wants (Colab adds some)."""
+    bundle = widget._repr_mimebundle_()
+    data, metadata = bundle if isinstance(bundle, tuple) else (bundle or {}, {})
+    view = {WIDGET_VIEW: data[WIDGET_VIEW]} if WIDGET_VIEW in data else {}
+    return view, dict(metadata or {})
+
+
+def _bundle(widget: ChatOutput, static: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    view, metadata = _widget_view(widget)
+    return {**view, **static}, {**metadata, **output_metadata(widget.display_id)}
+
+
+def show(widget: ChatOutput) -> None:
+    """Displays ``widget`` as the cell's one output: its view and the waiting copy."""
+    from IPython.display import display
+
+    from .static_copy import waiting_copy
+
+    data, metadata = _bundle(widget, waiting_copy(widget.prompt))
+    # IPython's display functions carry no annotations.
+    display(data, raw=True, metadata=metadata, display_id=widget.display_id)  # type: ignore[no-untyped-call]
+
+
+@dataclass(frozen=True)
+class _Request:
+    """What a ``turn_end`` asks, read on the main thread (the loop thread touches no traits)."""
+
+    thread_id: str
+    turns: tuple[str, ...]
+    agent: str
+    prompt: str | None
+    display_id: str
+    view: dict[str, Any]
+    metadata: dict[str, Any]
+
+
+def refresh_on_turn_end(
+    widget: ChatOutput,
+    content: Mapping[str, Any],
+    *,
+    registry: Callable[[], AgentRegistry] = kernel_registry,
+    loop: Callable[[], LoopThread] = kernel_loop,
+) -> Future[None] | None:
+    """Handles the page's ``turn_end``: refreshes the static copy on the kernel's loop thread.
+
+    ``turnIds`` are the widget's turns so far; none (``%gth`` alone) is the whole thread, as its
+    widget shows it. A malformed message gets an ``error`` reply, as the comm transport's do."""
+    request_id = str(content.get("requestId", ""))[:MAX_ID]
+    turns = content.get("turnIds", [])
+    if (
+        not isinstance(turns, list)
+        or len(turns) > MAX_TURNS
+        or not all(isinstance(t, str) and 0 < len(t) <= MAX_ID for t in turns)
+    ):
+        widget.send(
+            {
+                "type": "error",
+                "requestId": request_id,
+                "status": 400,
+                "body": {
+                    "code": "invalid_message",
+                    "message": "The widget sent a malformed message: turnIds must be a list of "
+                    f"at most {MAX_TURNS} turn ids.",
+                },
+            }
+        )
+        return None
+    if not turns and widget.turn_id:
+        turns = [widget.turn_id]
+    view, metadata = _widget_view(widget)
+    request = _Request(
+        thread_id=widget.thread_id,
+        turns=tuple(dict.fromkeys(turns)),
+        agent=widget.agent,
+        prompt=widget.prompt,
+        display_id=widget.display_id,
+        view=view,
+        metadata={**metadata, **output_metadata(widget.display_id)},
+    )
+    return loop().submit(_refresh(widget, request, registry))
+
+
+async def _refresh(
+    widget: ChatOutput, request: _Request, registry: Callable[[], AgentRegistry]
+) -> None:
+    try:
+        view, save_photos = await _read(request, registry)
+        from .static_copy import render_static_copy
+
+        data = render_static_copy(view, prompt=request.prompt, save_photos=save_photos)
+        from IPython.display import update_display
+
+        update_display(  # type: ignore[no-untyped-call]
+            {**request.view, **data},
+            raw=True,
+            metadata=request.metadata,
+            display_id=request.display_id,
+        )
+        widget.send({"type": "static", "displayId": request.display_id, "data": data})
+    except Exception:
+        # The page's copy stays as it was; the live widget is unaffected.
+        log.exception("gth-jupyter: could not refresh the static copy of %s", request.display_id)
+        raise
+
+
+async def _read(
+    request: _Request, registry: Callable[[], AgentRegistry]
+) -> tuple[dict[str, Any], bool]:
+    """The requested turns of the thread as one view (messages in order, the last interrupts),
+    and whether photos may be saved (``jupyter.savePhotos``)."""
+    from ..agui import runtime_of, thread_view
+
+    agents = registry()
+    runtime = await runtime_of(agents, request.agent)
+    views = [
+        await thread_view(runtime, request.thread_id, turn) for turn in request.turns or (None,)
+    ]
+    merged: dict[str, Any] = {
+        "messages": [m for v in views for m in v["messages"]],
+        "interrupts": [i for v in views for i in v["interrupts"]],
+    }
+    jupyter = getattr(agents.config, "jupyter", None)
+    return merged, bool(getattr(jupyter, "save_photos", False))

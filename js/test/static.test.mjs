@@ -1,0 +1,179 @@
+// The cell's static copy (src/app/static.js) and a turn never sent twice: a view tells the
+// kernel when its turn ends (`turn_end`, over the comm whatever the transport), hands the
+// kernel's `static` answer to the notebook extension's bridge, and never sends a turn the
+// thread already has.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mount } from "../src/app.js";
+import { Turns } from "../src/app/turns.js";
+import { wireStaticCopy } from "../src/app/static.js";
+import { makeDom } from "../test-support/dom.mjs";
+import { fakeModel } from "../test-support/model.mjs";
+import { testEnv, until } from "../test-support/mount.mjs";
+import { sse, started, finished, text } from "../test-support/sse.mjs";
+
+const DATA = { "text/plain": "The answer.", "text/markdown": "The answer.", "text/html": "<div class=\"gth-static-copy\">The answer.</div>" };
+
+/**
+ * A server with thread t1 whose turns are `turns` (each `{turnId, done}`, their messages one
+ * question and answer), answering runs with one text message.
+ * @param {{ turnId: string, done: boolean }[]} turns
+ */
+function server(turns) {
+  /** @type {{ url: string, init: RequestInit }[]} */
+  const requests = [];
+  const fetch = async (/** @type {string} */ url, /** @type {RequestInit} */ init = {}) => {
+    requests.push({ url, init });
+    if (url === "/base/gth/health") return Response.json({ status: "ok" });
+    if (url.startsWith("/base/gth/threads/t1")) {
+      const messages = turns.length ? [{ id: "u0", role: "user", content: "hi" }, { id: "a0", role: "assistant", content: "hello" }] : [];
+      return Response.json({ threadId: "t1", messages, interrupts: [], busy: false, turns });
+    }
+    if (url === "/base/gth/agents/default/run") {
+      const body = JSON.parse(String(init.body));
+      return new Response(sse([started(body), ...text("m1", "The answer."), finished(body)]), { headers: { "Content-Type": "text/event-stream" } });
+    }
+    return new Response("not found", { status: 404 });
+  };
+  return { fetch, requests, runs: () => requests.filter((r) => r.url.endsWith("/run")) };
+}
+
+const traits = (/** @type {Record<string, any>} */ more) => ({
+  thread_id: "t1", agent: "default", transport: "auto", base_url: "/base/", client_tools: [], pending_prompt: "",
+  display_id: "gth-d1", cell_id: "cell-1", kernel_id: "k-1", ...more,
+});
+
+/** A bridge that records what it is asked. */
+function fakeBridge() {
+  const calls = { find: /** @type {any[]} */ ([]), set: /** @type {any[]} */ ([]) };
+  return {
+    calls,
+    version: 1,
+    find(/** @type {any} */ where) {
+      calls.find.push(where);
+      return { setStaticCopy: (/** @type {any} */ copy) => (calls.set.push(copy), true) };
+    },
+  };
+}
+
+test("the end of this cell's turn tells the kernel, over the comm although the run went over HTTP", async () => {
+  const { document } = makeDom();
+  const el = document.createElement("div");
+  const model = fakeModel(traits({ turn_id: "tt-1", pending_prompt: "What is it?" }));
+  const { fetch, runs } = server([]);
+  const cleanup = mount({ model, el, env: testEnv(fetch) });
+  await until(() => el.querySelector("[data-message-id=m1]"), "answer");
+  await until(() => model.sent.some((m) => m.type === "turn_end"), "turn_end");
+  assert.equal(runs().length, 1);
+  assert.deepEqual(
+    model.sent.filter((m) => m.type === "turn_end"),
+    [{ type: "turn_end", turnIds: ["tt-1"] }],
+  );
+  assert.equal(el.querySelector(".gth-root").dataset.transport, "http");
+  cleanup();
+});
+
+test("the kernel's static copy goes to the notebook bridge, found by the widget's cell and kernel", async () => {
+  const { document } = makeDom();
+  const el = document.createElement("div");
+  const model = fakeModel(traits({ turn_id: "" }));
+  const bridge = fakeBridge();
+  /** @type {any} */ (globalThis).__gth_jupyter_notebook__ = bridge;
+  try {
+    const { fetch } = server([]);
+    const cleanup = mount({ model, el, env: testEnv(fetch) });
+    await until(() => el.querySelector(".gth-root").dataset.ready === "true", "ready");
+    model.deliver({ type: "static", displayId: "gth-other", data: DATA }); // another widget's output
+    model.deliver({ type: "static", displayId: "gth-d1", data: DATA });
+    // (the widget's notebook tools ask the bridge too, with the same cell and kernel)
+    assert.ok(bridge.calls.find.length >= 1);
+    for (const where of bridge.calls.find) assert.deepEqual(where, { cellId: "cell-1", kernelId: "k-1" });
+    assert.deepEqual(bridge.calls.set, [{ displayId: "gth-d1", data: DATA }]);
+    cleanup();
+    model.deliver({ type: "static", displayId: "gth-d1", data: DATA }); // the view is gone
+    assert.equal(bridge.calls.set.length, 1);
+  } finally {
+    delete (/** @type {any} */ (globalThis).__gth_jupyter_notebook__);
+  }
+});
+
+test("without a bridge, or with one that fails or finds no notebook, the static answer changes nothing", () => {
+  const model = fakeModel(traits({}));
+  const gone = new AbortController();
+  /** @type {any} */
+  let bridge;
+  wireStaticCopy({ model, signal: gone.signal, bridge: () => bridge });
+  model.deliver({ type: "static", displayId: "gth-d1", data: DATA }); // no bridge on this page
+  bridge = { find: () => null };
+  model.deliver({ type: "static", displayId: "gth-d1", data: DATA });
+  bridge = { find: () => { throw new Error("The notebook was closed."); } };
+  model.deliver({ type: "static", displayId: "gth-d1", data: DATA });
+  bridge = { find: () => ({ setStaticCopy: () => { throw new Error("No such cell."); } }) };
+  model.deliver({ type: "static", displayId: "gth-d1", data: DATA });
+  model.deliver({ type: "static", displayId: "gth-d1" }); // malformed: no data
+  gone.abort();
+  assert.equal(model.listenerCount("msg:custom"), 0);
+});
+
+test("a turn the thread already has is shown, never sent again, and its copy refreshed", async () => {
+  const { document } = makeDom();
+  const el = document.createElement("div");
+  // The page was reloaded (or the kernel ran the turn): the widget still holds its prompt.
+  const model = fakeModel(traits({ turn_id: "tt-2", pending_prompt: "hi" }));
+  const { fetch, runs } = server([{ turnId: "tt-2", done: true }]);
+  const cleanup = mount({ model, el, env: testEnv(fetch) });
+  await until(() => el.querySelector(".gth-root").dataset.ready === "true", "ready");
+  await until(() => model.sent.some((m) => m.type === "turn_end"), "refresh asked");
+  assert.equal(el.querySelector("[data-message-id=a0]").textContent.trim(), "hello");
+  assert.equal(model.get("pending_prompt"), "");
+  // Nothing is sent later either (a change of the prompt to "" is not a new prompt).
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(runs().length, 0);
+  assert.deepEqual(model.sent.filter((m) => m.type === "turn_end"), [{ type: "turn_end", turnIds: ["tt-2"] }]);
+  cleanup();
+});
+
+/** A view's turns with a stand-in chat and view. */
+function turnsFor(/** @type {Record<string, any>} */ more) {
+  const model = fakeModel(traits(more));
+  const sent = /** @type {string[]} */ ([]);
+  const chat = /** @type {any} */ ({ running: false, send: (/** @type {string} */ t) => sent.push(t), on() {}, accepts: () => true });
+  const view = /** @type {any} */ ({ addNote() {}, setWaiting() {} });
+  const gone = new AbortController();
+  let ended = 0;
+  const turns = new Turns({ model, view, signal: gone.signal, onTurnEnd: () => (ended += 1) });
+  turns.connect(chat, "t1");
+  return { model, sent, turns, gone, ended: () => ended };
+}
+
+test("a turn sent from elsewhere while this view waited (another tab, the kernel) is not sent again", async () => {
+  // The thread gets this turn between the history and the send: shown again, not sent.
+  const one = turnsFor({ turn_id: "tt-3", pending_prompt: "once", after_turn: "tt-above" });
+  let reloads = 0;
+  let asked = 0;
+  const turnsOf = async () => (++asked === 1 ? [{ turnId: "tt-above", done: true }] : [{ turnId: "tt-above", done: true }, { turnId: "tt-3", done: false }]);
+  one.turns.start({ threadId: "t1", turnsOf, sent: false, reload: () => (reloads += 1) });
+  await one.turns.sendPending();
+  assert.deepEqual([one.sent, reloads, one.model.get("pending_prompt")], [[], 1, ""]);
+
+  // Another page sent it: the kernel cleared the prompt while this view waited.
+  const two = turnsFor({ turn_id: "tt-4", pending_prompt: "once", after_turn: "tt-above-2" });
+  let release = () => {};
+  const gate = new Promise((r) => (release = () => r(undefined)));
+  const turnsOf2 = async () => (await gate, [{ turnId: "tt-above-2", done: true }]);
+  two.turns.start({ threadId: "t1", turnsOf: turnsOf2, sent: false, reload: () => {} });
+  const pending = two.turns.sendPending();
+  two.model.set("pending_prompt", "");
+  release();
+  await pending;
+  assert.deepEqual(two.sent, []);
+
+  // Otherwise it goes once, and the run's end asks for the static copy.
+  const three = turnsFor({ turn_id: "tt-5", pending_prompt: "go" });
+  three.turns.start({ threadId: "t1", turnsOf: async () => [], sent: false });
+  await three.turns.sendPending();
+  assert.deepEqual(three.sent, ["go"]);
+  three.turns.threadFree("t1");
+  assert.equal(three.ended(), 1);
+  for (const v of [one, two, three]) v.gone.abort();
+});

@@ -1,0 +1,190 @@
+"""A ``%gth`` cell's output, in a real kernel: one display with a display id holding the widget's
+view and a static copy, which the kernel refreshes when the page says the turn ended."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gth_jupyter.notebook.cell_output import WIDGET_VIEW
+
+pytest.importorskip(
+    "gth_jupyter.notebook.static_copy", reason="the static copy renderer is not in yet"
+)
+
+CELL = "cell-0f1e"
+OUTPUTS = ("display_data", "update_display_data", "execute_result", "stream", "error")
+
+
+def run_cell(client: Any, code: str, cell_id: str = CELL) -> tuple[dict[str, Any], list[Any]]:
+    """Runs ``code`` as JupyterLab does (the execute request names its cell); returns the
+    reply's content and the cell's outputs (iopub messages; widget comms left out)."""
+    content = {
+        "code": code,
+        "silent": False,
+        "store_history": True,
+        "user_expressions": {},
+        "allow_stdin": False,
+        "stop_on_error": True,
+    }
+    message = client.session.msg("execute_request", content, metadata={"cellId": cell_id})
+    client.shell_channel.send(message)
+    msg_id = message["header"]["msg_id"]
+    outputs: list[Any] = []
+    while True:
+        got = client.get_iopub_msg(timeout=60)
+        if got["parent_header"].get("msg_id") != msg_id:
+            continue
+        if got["msg_type"] == "status":
+            if got["content"]["execution_state"] == "idle":
+                break
+        elif got["msg_type"] in OUTPUTS:
+            outputs.append(got)
+    while True:
+        reply = client.get_shell_msg(timeout=60)
+        if reply["parent_header"].get("msg_id") == msg_id:
+            return reply["content"], outputs
+
+
+def printed(outputs: list[Any]) -> str:
+    return "".join(o["content"]["text"] for o in outputs if o["msg_type"] == "stream")
+
+
+def ok(client: Any, code: str) -> list[Any]:
+    reply, outputs = run_cell(client, code)
+    assert reply["status"] == "ok", (reply, outputs)
+    return outputs
+
+
+def test_a_prompt_cell_shows_one_output_with_a_display_id_and_no_cell_value(
+    kernel: Any,
+) -> None:
+    ok(kernel, "%load_ext gth_jupyter")
+    outputs = ok(kernel, "%gth Hello")
+    assert [o["msg_type"] for o in outputs] == ["display_data"]  # no execute_result
+    (shown,) = outputs
+    data, metadata = shown["content"]["data"], shown["content"]["metadata"]
+    display_id = shown["content"]["transient"]["display_id"]
+    assert display_id.startswith("gth-")
+    assert set(data) >= {WIDGET_VIEW, "text/plain", "text/html"}
+    assert data[WIDGET_VIEW]["model_id"]
+    assert "waiting for the agent" in data["text/plain"]
+    assert "GthChat object" not in json.dumps(data)  # never an object repr
+    assert "Hello" in data["text/html"]  # the prompt, until the turn has it
+    assert metadata["gth_jupyter"] == {"display": display_id}
+    # The cell's value is still the widget (`_`), which knows its output and the asking cell.
+    report = ok(kernel, "w = _\nprint(w.display_id, w.cell_id, type(w).__name__)")
+    assert printed(report).split() == [display_id, CELL, "GthChat"]
+
+
+def test_an_assigned_prompt_shows_nothing_and_display_shows_it_once(kernel: Any) -> None:
+    ok(kernel, "%load_ext gth_jupyter")
+    assert ok(kernel, "w = %gth hi") == []
+    outputs = ok(kernel, "print(type(w).__name__, w.cell_id, w.display_id, w.pending_prompt)")
+    name, cell, display_id, prompt = printed(outputs).split()
+    assert (name, cell, prompt) == ("GthChat", CELL, "hi")
+    shown = ok(kernel, "display(w)")
+    assert [o["msg_type"] for o in shown] == ["display_data"]
+    assert shown[0]["content"]["transient"] == {"display_id": display_id}
+    assert shown[0]["content"]["metadata"]["gth_jupyter"] == {"display": display_id}
+
+
+def send_to_widget(client: Any, comm_id: str, content: dict[str, Any]) -> None:
+    """A custom message from the page, on the widget's comm."""
+    data = {"method": "custom", "content": content}
+    client.shell_channel.send(client.session.msg("comm_msg", {"comm_id": comm_id, "data": data}))
+
+
+def from_widget(message: dict[str, Any]) -> dict[str, Any] | None:
+    """The custom content of a comm message from the kernel's widget, if it is one."""
+    if message["msg_type"] != "comm_msg":
+        return None
+    data = message["content"].get("data", {})
+    return data.get("content") if data.get("method") == "custom" else None
+
+
+def wait_for(client: Any, match: Any, what: str, timeout: float = 60) -> Any:
+    """The first iopub message for which ``match`` returns something truthy (which is returned)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        remaining = deadline - time.monotonic()
+        assert remaining > 0, f"no {what} within {timeout} s"
+        try:
+            message = client.get_iopub_msg(timeout=remaining)
+        except Exception as error:  # queue.Empty
+            raise AssertionError(f"no {what} within {timeout} s") from error
+        found = match(message)
+        if found:
+            return found
+
+
+def test_the_turns_end_over_the_comm_transport_updates_the_display(
+    kernel: Any, tmp_path: Path
+) -> None:
+    """No Jupyter server page (as in VS Code): the run goes over the widget's comm, then the
+    page's ``turn_end`` makes the kernel rewrite the output and send the page its copy."""
+    (tmp_path / ".gsloth.config.json").write_text(
+        json.dumps({"llm": {"type": "fake", "responses": ["The **answer** is 42."]}})
+    )
+    ok(kernel, "%load_ext gth_jupyter")
+    outputs = ok(kernel, "w = %gth --transport comm What is it?\nw")
+    display_id = outputs[0]["content"]["transient"]["display_id"]
+    ids = ok(kernel, "import json\nprint(json.dumps([w.comm.comm_id, w.thread_id, w.turn_id]))")
+    comm_id, thread_id, turn_id = json.loads(printed(ids))
+    body = {
+        "threadId": thread_id,
+        "runId": "r-1",
+        "messages": [{"id": "u-1", "role": "user", "content": "What is it?"}],
+        "tools": [],
+        "context": [],
+        "state": {},
+        "forwardedProps": {"gth": {"turnId": turn_id}},
+    }
+    send_to_widget(kernel, comm_id, {"type": "run", "requestId": "q1", "body": body})
+
+    def run_end(message: dict[str, Any]) -> bool:
+        content = from_widget(message)
+        return bool(content and content.get("type") == "end" and content["requestId"] == "q1")
+
+    wait_for(kernel, run_end, "end of the run")
+
+    send_to_widget(kernel, comm_id, {"type": "turn_end", "turnIds": [turn_id]})
+    seen: dict[str, Any] = {}
+
+    def update_and_static(message: dict[str, Any]) -> bool:
+        if message["msg_type"] == "update_display_data":
+            seen["update"] = message["content"]
+        content = from_widget(message)
+        if content and content.get("type") == "static":
+            seen["static"] = content
+        return "update" in seen and "static" in seen
+
+    wait_for(kernel, update_and_static, "display update and static reply")
+    update = seen["update"]
+    assert update["transient"] == {"display_id": display_id}
+    assert update["metadata"]["gth_jupyter"] == {"display": display_id}
+    assert WIDGET_VIEW in update["data"]  # the live widget stays
+    assert "answer" in update["data"]["text/plain"] and "42" in update["data"]["text/plain"]
+    assert "waiting for the agent" not in update["data"]["text/plain"]
+    assert "42" in update["data"]["text/html"]
+    static = seen["static"]
+    assert static["displayId"] == display_id
+    assert static["data"] == {k: v for k, v in update["data"].items() if k != WIDGET_VIEW}
+
+
+def test_a_malformed_turn_end_gets_an_error_reply(kernel: Any) -> None:
+    ok(kernel, "%load_ext gth_jupyter")
+    ids = ok(kernel, "w = %gth hi\nprint(w.comm.comm_id)")
+    comm_id = printed(ids).strip()
+    send_to_widget(kernel, comm_id, {"type": "turn_end", "requestId": "x", "turnIds": "all"})
+
+    def error(message: dict[str, Any]) -> dict[str, Any] | None:
+        content = from_widget(message)
+        return content if content and content.get("type") == "error" else None
+
+    reply = wait_for(kernel, error, "error reply")
+    assert reply["status"] == 400 and reply["body"]["code"] == "invalid_message"
