@@ -79,6 +79,11 @@ export class TranscriptView {
       },
       true,
     );
+    /**
+     * What a person can do from a tool card (Insert as cell, set by ./tools/notebook.js's linkNotebook).
+     * @type {import("./view/kernelcards.js").CardActions}
+     */
+    this.cardActions = {};
     /** Hooks the browser tools use (ask_user, capture_image's thumbnail). */
     this.toolUi = {
       ask: (/** @type {any} */ q) => askInto(doc, this.cardFor(q.toolCallId, "ask_user").body, q),
@@ -246,7 +251,7 @@ export class TranscriptView {
     const key = id || `anon-${this.cards.size}`;
     let card = this.cards.get(key);
     if (!card) {
-      card = new ToolCard(this.doc, this.frames, { toolCallId: key, name, label: this.toolLabels.get(name) });
+      card = new ToolCard(this.doc, this.frames, { toolCallId: key, name, label: this.toolLabels.get(name), actions: this.cardActions });
       this.cards.set(key, card);
       this.append(card.el);
     }

@@ -6,6 +6,7 @@
 import { randomUUID } from "@ag-ui/client";
 import { ChatController } from "../chat.js";
 import { waitOutBusy } from "../order.js";
+import { linkNotebook } from "../tools/notebook.js";
 import { createRegistry } from "../tools/registry.js";
 import { chooseTransport, createBackend, httpFetch, resolveBaseUrl } from "../transport.js";
 
@@ -35,7 +36,7 @@ export async function connect({ model, view, doc, env, turnId, signal }) {
   if (signal.aborted) return null;
   const backend = createBackend(kind, { model, baseUrl, fetchImpl: env.fetch, doc });
   view.setHeader({ transport: kind });
-  const registry = createRegistry(model.get("client_tools"));
+  const registry = createRegistry(model.get("client_tools"), { notebook: linkNotebook({ model, view, env: env.toolEnv }) });
   /** @type {string} */
   const threadId = model.get("thread_id") || randomUUID();
   const busyFetch = waitOutBusy(backend.fetch, {

@@ -1,12 +1,15 @@
 // The browser tools this widget declares in RunAgentInput.tools and fulfils itself.
 //
-// Built-ins (capture_image, ask_user, browser_context) plus the user's own from the
-// `client_tools` trait, whose `js` is the source of `async (args, ctx) => result`. That source
-// comes from the notebook user's own kernel, the same trust as any code they run in a cell.
+// Built-ins (capture_image, ask_user, browser_context), the notebook tools (read_notebook,
+// insert_cell, edit_cell) while the notebook bridge finds this widget's notebook (./notebook.js),
+// plus the user's own from the `client_tools` trait, whose `js` is the source of
+// `async (args, ctx) => result`. That source comes from the notebook user's own kernel, the
+// same trust as any code they run in a cell.
 
 import { askUserTool } from "./ask_user.js";
 import { browserContextTool } from "./browser_context.js";
 import { captureImageTool } from "./capture_image.js";
+import { notebookTools } from "./notebook.js";
 
 /**
  * @typedef {{ ask?: (q: {toolCallId: string, question: string, choices: string[], signal?: AbortSignal}) => Promise<string>,
@@ -51,31 +54,45 @@ export function compileUserTool(spec) {
 
 /**
  * @param {UserToolSpec[] | undefined | null} userSpecs
- * @param {{ builtins?: ToolDef[] }} [opts]
+ * @param {{ builtins?: ToolDef[], notebook?: import("./notebook.js").NotebookLink | null }} [opts]
+ *   `notebook`: this widget's link to its notebook; its tools are there only while it is found
  */
-export function createRegistry(userSpecs, { builtins = BUILTIN_TOOLS } = {}) {
+export function createRegistry(userSpecs, { builtins = BUILTIN_TOOLS, notebook = null } = {}) {
   /** @type {Map<string, ToolDef>} */
   const tools = new Map(builtins.map((t) => [t.name, t]));
+  // Looked up at each use (each run declares again): a notebook closed since is not offered.
+  /** @type {Set<string>} */
+  const whileLinked = new Set();
+  for (const tool of notebook ? notebookTools(notebook) : []) {
+    tools.set(tool.name, tool);
+    whileLinked.add(tool.name);
+  }
   /** @type {{ name: string, message: string }[]} */
   const errors = [];
   for (const spec of Array.isArray(userSpecs) ? userSpecs : []) {
     try {
       const tool = compileUserTool(spec);
       tools.set(tool.name, tool); // a user tool may replace a built-in of the same name
+      whileLinked.delete(tool.name);
     } catch (err) {
       errors.push({ name: String(spec?.name ?? "?"), message: /** @type {Error} */ (err).message });
     }
   }
+  const offered = () => {
+    const linked = whileLinked.size > 0 && Boolean(notebook?.handle());
+    return [...tools.values()].filter((t) => linked || !whileLinked.has(t.name));
+  };
   return {
     errors,
+    // A call made while the notebook was there is answered even if it went since (with an
+    // {error} saying so), so the run is never left waiting for it.
     /** @param {string} name */
     get: (name) => tools.get(name),
     /** @param {string} name */
     has: (name) => tools.has(name),
-    names: () => [...tools.keys()],
+    names: () => offered().map((t) => t.name),
     /** The `tools` entries of RunAgentInput: JSON Schema passed through as given. */
-    declarations: () =>
-      [...tools.values()].map((t) => ({ name: t.name, description: t.description, parameters: t.parameters ?? EMPTY_SCHEMA })),
+    declarations: () => offered().map((t) => ({ name: t.name, description: t.description, parameters: t.parameters ?? EMPTY_SCHEMA })),
   };
 }
 

@@ -260,12 +260,44 @@ export function renderKernelResult(/** @type {Document} */ doc, /** @type {strin
   return RENDERERS[name](doc, value);
 }
 
-/** run_python's arguments drawn as code (and the why beside it), or null for anything else. */
-export function renderKernelArgs(/** @type {Document} */ doc, /** @type {string} */ name, /** @type {unknown} */ text) {
+/**
+ * @typedef {{ insertCell?: (code: string) => Promise<unknown> }} CardActions What a person can
+ *   do from a card: `insertCell` while the notebook bridge finds this widget's notebook.
+ */
+
+/**
+ * run_python's arguments drawn as code (and the why beside it), or null for anything else.
+ * With `actions.insertCell`, an "Insert as cell" button puts the code in a new cell below the
+ * asking cell: the person's own action, so nothing asks first, and nothing runs.
+ * @param {Document} doc @param {string} name @param {unknown} text @param {CardActions} [actions]
+ */
+export function renderKernelArgs(doc, name, text, actions = {}) {
   const args = name === RUN_PYTHON ? parseResult(text) : null;
   if (typeof args?.code !== "string") return null;
   return h(doc, "div", { cls: "gth-run-args" }, [
     note(doc, args.justification, "gth-run-justification"),
     h(doc, "pre", { cls: "gth-run-code", text: args.code, data: { language: "python" } }),
+    actions.insertCell ? insertButton(doc, args.code, actions.insertCell) : null,
   ]);
+}
+
+/** The "Insert as cell" button and the line saying how it went. */
+function insertButton(/** @type {Document} */ doc, /** @type {string} */ code, /** @type {(code: string) => Promise<unknown>} */ insert) {
+  const button = h(doc, "button", { cls: "gth-insert-cell", text: "Insert as cell", attrs: { type: "button", title: "Put this code in a new cell below the %gth cell (not run)" } });
+  const said = h(doc, "span", { cls: "gth-insert-cell-status", attrs: { role: "status" } });
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    said.textContent = "Inserting…";
+    try {
+      await insert(code);
+      said.textContent = "Inserted below the %gth cell.";
+      said.dataset.state = "done";
+    } catch (err) {
+      said.textContent = `Not inserted: ${/** @type {Error} */ (err)?.message || String(err)}`;
+      said.dataset.state = "error";
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return h(doc, "div", { cls: "gth-run-actions" }, [button, said]);
 }

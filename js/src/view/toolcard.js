@@ -1,12 +1,13 @@
 // A tool-call card: name, arguments (streamed), status, live output lines, a result preview,
 // and a body for what the tool shows (a photo thumbnail, an ask_user prompt, an A2UI surface,
-// the kernel tools' tables and plots from ./kernelcards.js, gth_read_binary's image or file chip
-// from ./binarycard.js).
+// the kernel tools' tables and plots from ./kernelcards.js, the notebook tools' cells and diffs
+// from ./notebookcards.js, gth_read_binary's image or file chip from ./binarycard.js).
 
 import { errorOf } from "../tools/registry.js";
 import { binarySummary, parseBinaryResult, READ_BINARY, renderBinaryResult } from "./binarycard.js";
 import { contentParts, h, imageDataUrl, imageSize } from "./dom.js";
 import { errorMessage, isKernelTool, parseResult, renderKernelArgs, renderKernelResult } from "./kernelcards.js";
+import { renderNotebookArgs, renderNotebookResult } from "./notebookcards.js";
 
 /** The browser tool whose card says what became of the photo (../tools/capture_image.js). */
 const CAPTURE_IMAGE = "capture_image";
@@ -22,11 +23,13 @@ export class ToolCard {
   /**
    * @param {Document} doc
    * @param {import("./frame.js").FrameScheduler} frames
-   * @param {{ toolCallId: string, name: string, label?: string }} call `label`: what to show
-   *   for `name` (an MCP tool's server and real name, when its call name had to be shortened)
+   * @param {{ toolCallId: string, name: string, label?: string, actions?: import("./kernelcards.js").CardActions }} call
+   *   `label`: what to show for `name` (an MCP tool's server and real name, when its call name
+   *   had to be shortened); `actions`: what the person can do from it (Insert as cell)
    */
-  constructor(doc, frames, { toolCallId, name, label }) {
+  constructor(doc, frames, { toolCallId, name, label, actions }) {
     this.doc = doc;
+    this.actions = actions ?? {};
     this.frames = frames;
     this.id = toolCallId;
     this.name = name;
@@ -83,7 +86,7 @@ export class ToolCard {
     } catch {
       // Not JSON: show as sent.
     }
-    const code = renderKernelArgs(this.doc, this.name, this.argsText);
+    const code = renderKernelArgs(this.doc, this.name, this.argsText, this.actions) ?? renderNotebookArgs(this.doc, this.name, this.argsText);
     this.frames.mark(`args:${this.id}`, () => {
       this.argsPre.textContent = shown;
       // run_python's code reads as code, not as an escaped JSON string; open, since it is the call.
@@ -158,7 +161,7 @@ export class ToolCard {
     // `"error": null` (a run_python that went fine) is no error.
     const err = errorOf(text) ?? undefined;
     const binary = this.name === READ_BINARY ? parseBinaryResult(text) : null;
-    const drawn = renderKernelResult(this.doc, this.name, text) ?? (binary && renderBinaryResult(this.doc, text));
+    const drawn = renderKernelResult(this.doc, this.name, text) ?? renderNotebookResult(this.doc, this.name, text) ?? (binary && renderBinaryResult(this.doc, text));
     // A run_python that raised or timed out failed (the server reports it as an error result too);
     // its drawing shows why, so no "[object Object]" error line is added for it.
     const failed = err !== undefined || ["error", "timeout"].includes(drawn?.dataset.status);

@@ -1,0 +1,91 @@
+// The notebook tools' cards (../tools/notebook.js): read_notebook as a short list of the cells
+// it read, insert_cell's source as code and, when it ran, its outputs drawn as run_python's,
+// edit_cell's change as a line diff. Everything here came from the notebook or the agent, so it
+// goes in as text only; a plot becomes an <img> only through kernelcards' safe data: URLs.
+
+import { EDIT_CELL, INSERT_CELL, READ_NOTEBOOK } from "../tools/notebook.js";
+import { h } from "./dom.js";
+import { parseResult, renderRunPython } from "./kernelcards.js";
+
+const LIST_CELLS = 60;
+const FIRST_LINE = 100;
+
+/** Whether `name` is one of the notebook tools drawn here. */
+export const isNotebookTool = (/** @type {string} */ name) => name === READ_NOTEBOOK || name === INSERT_CELL || name === EDIT_CELL;
+
+/** A cell's first non-empty line, cut. @param {unknown} source */
+function firstLine(source) {
+  const line = String(source ?? "").split("\n").find((l) => l.trim()) ?? "";
+  return line.length > FIRST_LINE ? `${line.slice(0, FIRST_LINE)}…` : line;
+}
+
+/** read_notebook: "12 cells of 40 from analysis.ipynb", then one line per cell. @param {Document} doc @param {any} v */
+export function renderRead(doc, v) {
+  if (!Array.isArray(v?.cells)) return null;
+  const cells = /** @type {any[]} */ (v.cells).filter((c) => c && typeof c === "object");
+  const first = cells[0]?.index;
+  const range = cells.length ? ` (cells ${first}–${cells[cells.length - 1].index})` : "";
+  const head = `Read ${cells.length} of ${Number(v.cell_count) || cells.length} cells${range}${v.path ? ` of ${v.path}` : ""}.`;
+  const rows = cells.slice(0, LIST_CELLS).map((c) => {
+    const failed = Array.isArray(c.outputs) ? c.outputs.find((/** @type {any} */ o) => o?.type === "error") : null;
+    const marks = [c.asking ? "asking" : "", failed ? `${failed.ename}` : ""].filter(Boolean).join(" · ");
+    return h(doc, "li", { cls: "gth-nb-cell", data: { type: String(c.type ?? ""), ...(c.asking ? { asking: "true" } : {}), ...(failed ? { error: "true" } : {}) } }, [
+      h(doc, "span", { cls: "gth-nb-index", text: `[${String(c.index ?? "?")}]` }),
+      h(doc, "span", { cls: "gth-nb-type", text: c.type === "markdown" ? "md" : String(c.type ?? "") }),
+      h(doc, "code", { cls: "gth-nb-line", text: firstLine(c.source) }),
+      marks ? h(doc, "span", { cls: "gth-nb-mark", text: marks }) : null,
+    ]);
+  });
+  return h(doc, "div", { cls: "gth-kernel gth-notebook-read" }, [
+    h(doc, "p", { cls: "gth-run-status", text: head }),
+    h(doc, "ol", { cls: "gth-nb-cells" }, rows),
+    cells.length > LIST_CELLS ? h(doc, "p", { cls: "gth-kernel-note", text: `${cells.length - LIST_CELLS} more cells read, not listed here.` }) : null,
+    typeof v.note === "string" && v.note ? h(doc, "p", { cls: "gth-kernel-note", text: v.note }) : null,
+  ]);
+}
+
+/** insert_cell: where the cell went; when it ran, its outputs as run_python draws them. @param {Document} doc @param {any} v */
+export function renderInsert(doc, v) {
+  if (typeof v?.cell_id !== "string") return null;
+  const where = `Inserted cell ${v.index ?? "?"} (id ${v.cell_id})`;
+  const ran = typeof v.status === "string" ? renderRunPython(doc, v) : null;
+  const count = typeof v.execution_count === "number" ? `, ran as [${v.execution_count}]` : "";
+  return h(doc, "div", { cls: "gth-kernel gth-notebook-insert", data: ran ? { status: String(v.status) } : {} }, [
+    h(doc, "p", { cls: "gth-run-status", text: `${where}${ran ? count : ""}.` }),
+    ran,
+  ]);
+}
+
+/** edit_cell: the change, removed lines and added lines marked. @param {Document} doc @param {any} v */
+export function renderEdit(doc, v) {
+  if (typeof v?.cell_id !== "string" || !Array.isArray(v.diff)) return null;
+  const lines = /** @type {unknown[]} */ (v.diff).map((l) => String(l));
+  const kind = (/** @type {string} */ l) => (l.startsWith("+ ") ? "add" : l.startsWith("- ") ? "del" : l.startsWith("@@") ? "gap" : "same");
+  const text = lines.length ? `Edited cell ${v.cell_id}: +${v.added ?? 0} −${v.removed ?? 0} lines.` : `Cell ${v.cell_id} unchanged.`;
+  return h(doc, "div", { cls: "gth-kernel gth-notebook-edit" }, [
+    h(doc, "p", { cls: "gth-run-status", text }),
+    lines.length ? h(doc, "pre", { cls: "gth-diff" }, lines.map((l) => h(doc, "span", { cls: `gth-diff-line gth-diff-${kind(l)}`, text: `${l}\n` }))) : null,
+  ]);
+}
+
+/** @type {Record<string, (doc: Document, value: any) => any>} */
+const RENDERERS = { [READ_NOTEBOOK]: renderRead, [INSERT_CELL]: renderInsert, [EDIT_CELL]: renderEdit };
+
+/** The result drawn for the notebook tool `name`, or null (another tool, an error, another shape). */
+export function renderNotebookResult(/** @type {Document} */ doc, /** @type {string} */ name, /** @type {unknown} */ text) {
+  const value = isNotebookTool(name) ? parseResult(text) : null;
+  // `{error: "…"}` is a refusal (shown as the card's error); a run's `error` object is drawn.
+  if (!value || typeof value.error === "string") return null;
+  return RENDERERS[name](doc, value);
+}
+
+/** insert_cell's and edit_cell's source drawn as code, or null. */
+export function renderNotebookArgs(/** @type {Document} */ doc, /** @type {string} */ name, /** @type {unknown} */ text) {
+  const args = name === INSERT_CELL || name === EDIT_CELL ? parseResult(text) : null;
+  if (typeof args?.source !== "string") return null;
+  const where = name === EDIT_CELL ? `cell ${String(args.cell_id ?? "?")}` : [args.cell_type === "markdown" ? "markdown" : "code", args.after ? `after ${args.after}` : "below the asking cell", args.run ? "run" : ""].filter(Boolean).join(", ");
+  return h(doc, "div", { cls: "gth-run-args" }, [
+    h(doc, "p", { cls: "gth-run-justification", text: where }),
+    h(doc, "pre", { cls: "gth-run-code", text: args.source, data: { language: args.cell_type === "markdown" ? "markdown" : "python" } }),
+  ]);
+}
