@@ -112,14 +112,14 @@ test("read_notebook's card lists the cells read: the asking cell and a failed on
 
 test("insert_cell's card: the source as code, where it went, and a run's output and plot", () => {
   const { el, agui, frame } = setup({});
-  call(agui, "i1", "insert_cell", { source: "df.plot()", run: true }, {
+  call(agui, "i1", "insert_cell", { source: "df.plot()", run: true, justification: "Keep the plot" }, {
     cell_id: "new-1", index: 2, status: "ok", execution_count: 4, stdout: "plotted\n", stderr: "", result: null, displays: ["<Figure>"],
     images: [{ mimeType: "image/png", data: PNG }],
   });
   frame();
   const card = el.querySelector(".gth-tool[data-tool-name=insert_cell]");
   assert.equal(card.querySelector(".gth-run-code").textContent, "df.plot()");
-  assert.equal(card.querySelector(".gth-run-justification").textContent, "code, below the asking cell, run");
+  assert.deepEqual([...card.querySelectorAll(".gth-run-justification")].map((p) => p.textContent), ["code, below the asking cell, run", "Keep the plot"]);
   assert.equal(card.querySelector(".gth-notebook-insert > .gth-run-status").textContent, "Inserted cell 2 (id new-1), ran as [4].");
   assert.equal(card.querySelector(".gth-run-stdout").textContent, "plotted\n");
   assert.equal(card.querySelector("img.gth-tool-image").getAttribute("src"), `data:image/png;base64,${PNG}`);

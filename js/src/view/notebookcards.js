@@ -86,6 +86,7 @@ export function renderNotebookArgs(/** @type {Document} */ doc, /** @type {strin
   const where = name === EDIT_CELL ? `cell ${String(args.cell_id ?? "?")}` : [args.cell_type === "markdown" ? "markdown" : "code", args.after ? `after ${args.after}` : "below the asking cell", args.run ? "run" : ""].filter(Boolean).join(", ");
   return h(doc, "div", { cls: "gth-run-args" }, [
     h(doc, "p", { cls: "gth-run-justification", text: where }),
+    typeof args.justification === "string" && args.justification ? h(doc, "p", { cls: "gth-run-justification", text: args.justification }) : null,
     h(doc, "pre", { cls: "gth-run-code", text: args.source, data: { language: args.cell_type === "markdown" ? "markdown" : "python" } }),
   ]);
 }
