@@ -4,6 +4,8 @@
   ``show_a2ui_surface`` (when bound);
 - a data phrase ("what data do I have?", "describe sales", "plot revenue by month") calls the
   notebook kernel's tools (when bound); their phrases and follow-ups live in ``demo_data``;
+- a notebook phrase ("why did this fail?", "put that in a cell") calls the browser's notebook
+  tools (when bound); they live in ``demo_notebook``;
 - a tool's result, or the image the image middleware injected, gets a short follow-up;
 - an A2UI user action (a user message holding ``{"actionName": ...}``) is acknowledged;
 - naming any other bound tool calls it, with ``key=value`` pairs from the text as arguments
@@ -36,6 +38,11 @@ from gth_jupyter.models.demo_data import (
     plot_shown,
 )
 from gth_jupyter.models.demo_form import demo_form_jsonl
+from gth_jupyter.models.demo_notebook import (
+    NOTEBOOK_TOOLS,
+    notebook_follow_up,
+    notebook_request,
+)
 
 CAPTURE_IMAGE = "capture_image"
 SHOW_SURFACE = "show_a2ui_surface"
@@ -67,6 +74,9 @@ INTRODUCTION = (
     '- **"what data do I have?"**, **"describe sales"**, **"plot revenue by month"**: in a '
     "notebook I look at your kernel's variables (`list_variables`, `describe_variable`) and "
     "plot with `run_python`, once you approve the code.\n"
+    '- **"why did this fail?"**, **"put that in a cell"**: in JupyterLab or Notebook 7 I read '
+    "the notebook (`read_notebook`) and explain a failing cell, or insert and run the last code "
+    "as a cell of its own (`insert_cell`).\n"
     "- anything else: you get this answer, streamed word by word.\n\n"
     "To use a real model, create `.gsloth.config.json` next to your notebook:\n\n"
     f"```json\n{REAL_MODEL_CONFIG}\n```\n\n"
@@ -88,6 +98,9 @@ def _plan(messages: list[BaseMessage], tools: set[str]) -> Reply:
     last = messages[-1]
     if isinstance(last, ToolMessage):
         name = _tool_name(last, messages)
+        if name in NOTEBOOK_TOOLS:
+            failed = last.status == "error"
+            return notebook_follow_up(name, text_of(last.content), failed=failed)
         if name in DATA_TOOLS:
             failed = last.status == "error"
             return data_follow_up(name, text_of(last.content), failed=failed, tools=tools)
@@ -95,7 +108,7 @@ def _plan(messages: list[BaseMessage], tools: set[str]) -> Reply:
     if isinstance(last, HumanMessage):
         if _image_in(last.content) is not None and _answered_tool(messages) == RUN_PYTHON:
             return plot_shown()  # the plot the image middleware showed the model
-        return _after_user(last, tools, _seen(messages))
+        return _after_user(last, tools, _seen(messages), messages)
     return Reply(text=INTRODUCTION)
 
 
@@ -122,7 +135,9 @@ def _seen(messages: list[BaseMessage]) -> Seen:
     return Seen(results=results, user_texts=users)
 
 
-def _after_user(message: HumanMessage, tools: set[str], seen: Seen) -> Reply:
+def _after_user(
+    message: HumanMessage, tools: set[str], seen: Seen, messages: list[BaseMessage]
+) -> Reply:
     image = _image_in(message.content)
     if image is not None:
         return _photo_received(*image, as_image=True)
@@ -132,6 +147,9 @@ def _after_user(message: HumanMessage, tools: set[str], seen: Seen) -> Reply:
     action = _user_action(text)
     if action is not None:
         return _action_received(action)
+    notebook = notebook_request(text, tools, messages)
+    if notebook is not None:
+        return notebook
     data = data_request(text, tools, seen)
     if data is not None:
         return data
