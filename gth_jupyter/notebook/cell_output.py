@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+import weakref
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from .kernel_agent import LoopThread, kernel_loop, kernel_registry
 
 if TYPE_CHECKING:
     from ..agent import AgentRegistry
+    from ..agent.runtime import Runtime
 
 __all__ = [
     "MARKER",
@@ -185,10 +187,10 @@ async def _read(
 ) -> tuple[dict[str, Any], bool]:
     """The requested turns of the thread as one view (messages in order, the last interrupts),
     and whether photos may be saved (``jupyter.savePhotos``)."""
-    from ..agui import runtime_of, thread_view
+    from ..agui import thread_view
 
     agents = registry()
-    runtime = await runtime_of(agents, request.agent)
+    runtime = await _reader(agents, request.agent)
     views = [
         await thread_view(runtime, request.thread_id, turn) for turn in request.turns or (None,)
     ]
@@ -198,3 +200,34 @@ async def _read(
     }
     jupyter = getattr(agents.config, "jupyter", None)
     return merged, bool(getattr(jupyter, "save_photos", False))
+
+
+#: One reading runtime per registry (built once; the registry outlives it).
+_readers: weakref.WeakKeyDictionary[AgentRegistry, Runtime] = weakref.WeakKeyDictionary()
+
+
+async def _reader(agents: AgentRegistry, name: str) -> Runtime:
+    """A runtime that reads the agent's threads without starting its MCP servers: the agent's
+    own model, tools and middleware (the graph's nodes and state, so its interrupts are read
+    too) over the registry's store. A widget served over HTTP never runs the agent in the
+    kernel; its turn's end must not spawn MCP processes or open remote sessions there."""
+    from ..agent.runtime import Runtime
+    from ..agui import runtime_of
+
+    parts = agents.parts
+    if parts is None or name not in agents.names:
+        # The refusal the comm transport would give (no agent, or an unknown one).
+        return await runtime_of(agents, name)
+    reader = _readers.get(agents)
+    if reader is None:
+        reader = _readers[agents] = Runtime(
+            parts.model,
+            parts.tools,
+            checkpointer=await agents.store.get(),
+            middleware=parts.middleware,
+            system_prompt=parts.system_prompt,
+            recursion_limit=parts.recursion_limit,
+            leases=agents.store.leases,
+            threads=agents.store.threads,
+        )
+    return reader

@@ -4,17 +4,12 @@ view and a static copy, which the kernel refreshes when the page says the turn e
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from gth_jupyter.notebook.cell_output import WIDGET_VIEW
-
-pytest.importorskip(
-    "gth_jupyter.notebook.static_copy", reason="the static copy renderer is not in yet"
-)
 
 CELL = "cell-0f1e"
 OUTPUTS = ("display_data", "update_display_data", "execute_result", "stream", "error")
@@ -188,3 +183,32 @@ def test_a_malformed_turn_end_gets_an_error_reply(kernel: Any) -> None:
 
     reply = wait_for(kernel, error, "error reply")
     assert reply["status"] == 400 and reply["body"]["code"] == "invalid_message"
+
+
+def test_a_turns_end_reads_the_thread_without_starting_mcp_servers(
+    kernel: Any, tmp_path: Path
+) -> None:
+    """Over HTTP the agent runs in the server: the kernel only reads the thread for the copy,
+    and must not spawn the configured MCP servers (processes, remote sessions) to do it."""
+    spawned = tmp_path / "spawned"
+    server = {
+        "transport": "stdio",
+        "command": sys.executable,
+        "args": ["-c", f"open({str(spawned)!r}, 'w').close()"],
+    }
+    config = {"llm": {"type": "fake", "responses": []}, "mcpServers": {"rec": server}}
+    (tmp_path / ".gsloth.config.json").write_text(json.dumps(config))
+    ok(kernel, "%load_ext gth_jupyter")
+    outputs = ok(kernel, "w = %gth Hello there\nw")
+    display_id = outputs[0]["content"]["transient"]["display_id"]
+    comm_id = printed(ok(kernel, "print(w.comm.comm_id)")).strip()
+    send_to_widget(kernel, comm_id, {"type": "turn_end", "turnIds": []})
+
+    def static(message: dict[str, Any]) -> dict[str, Any] | None:
+        content = from_widget(message)
+        return content if content and content.get("type") == "static" else None
+
+    reply = wait_for(kernel, static, "static reply")
+    assert reply["displayId"] == display_id
+    assert "Hello there" in reply["data"]["text/html"]  # the prompt: the thread has no turn yet
+    assert not spawned.exists()
