@@ -240,7 +240,8 @@ def failure_in_notebook(data: Mapping[str, Any]) -> Failure | None:
     asking = _asking_index(data, cells)
     found: Failure | None = None
     for position, cell in enumerate(cells):
-        index = cell.get("index") if isinstance(cell.get("index"), int) else position
+        given = cell.get("index")
+        index = given if isinstance(given, int) else position
         if asking is not None and index >= asking:
             break
         error = next(_errors(cell), None)
@@ -358,8 +359,8 @@ def _holder(source: str, key: str) -> str | None:
 def _close_spelling(key: str, context: str, failure: Failure) -> str | None:
     """A string the notebook holds that is nearly ``key`` (another case, a typo)."""
     text = context.replace(failure.evalue, " ")
-    words = {w.strip() for w in _QUOTED.findall(text)} | set(_WORD.findall(text))
-    words = {w for w in words if w and w != key and len(w) <= 60}
+    found: set[str] = {w.strip() for w in _QUOTED.findall(text)} | set(_WORD.findall(text))
+    words = {w for w in found if w and w != key and len(w) <= 60}
     lowered = {w.lower(): w for w in words}
     if key.lower() in lowered:
         return lowered[key.lower()]
