@@ -198,8 +198,9 @@ class Card(Block):
 
     def markdown(self) -> str:
         head = Line(f"· {self.status}", label=f"🔧 {self.name}", code=self.args).markdown()
-        inner = "\n\n".join([head, *(p.markdown() for p in self.parts)])
-        return "\n".join(f"> {line}" if line else ">" for line in inner.split("\n"))
+        # Not in a quote, as the HTML card is: renderers differ on tables inside quotes (mistune,
+        # which nbconvert uses, leaves them as text); the bold tool line starts the card.
+        return "\n\n".join([head, *(p.markdown() for p in self.parts)])
 
 
 def md_code_span(text: str) -> str:

