@@ -55,6 +55,8 @@ _QUOTED = re.compile(r"""['"]([^'"\n]{1,60})['"]""")
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _EXAMPLE = "agent_squares = [n * n for n in range(10)]\nprint(agent_squares)"
 _MAX_SHOWN = 600
+#: How the approvals gate's answers begin (a rejection, a refusal, the auto-rater's bounce).
+_GATE_REFUSALS = ("The user rejected", "Refused:", "Not run:")
 
 NO_NOTEBOOK_TOOLS = (
     "I can't see your notebook from here: the notebook tools (`read_notebook`, `insert_cell`) "
@@ -157,7 +159,7 @@ def _edited_code(text: str) -> str | None:
 
 def notebook_follow_up(name: str, text: str, *, failed: bool) -> Reply:
     """The answer to the result ``text`` of the notebook tool ``name``."""
-    if failed and ("rejected" in text or text.startswith("Refused")):
+    if failed and text.startswith(_GATE_REFUSALS):
         return _refused(name, text)
     if name == READ_NOTEBOOK:
         return _read(text, failed)
@@ -172,7 +174,7 @@ def notebook_follow_up(name: str, text: str, *, failed: bool) -> Reply:
 
 
 def _refused(name: str, text: str) -> Reply:
-    if "rejected" in text:
+    if text.startswith("The user rejected"):
         return Reply(
             text=f"All right, I didn't call `{name}`; your notebook is unchanged. Tell me what "
             "you'd like instead."
@@ -219,7 +221,7 @@ def _inserted(text: str, failed: bool) -> Reply:
             text=f"I inserted {where} below and ran it, but it failed with {what}. Ask me "
             "**why did this fail?** and I'll read the notebook."
         )
-    count = data.get("executionCount", data.get("execution_count"))
+    count = data.get("execution_count", data.get("executionCount"))
     ran = f" as `[{count}]`" if isinstance(count, int) else ""
     output = _output_text(data)
     shown = f"\n\nIt printed:\n\n```\n{_capped(output)}\n```\n\n" if output else " "
@@ -254,9 +256,12 @@ def failure_in_notebook(data: Mapping[str, Any]) -> Failure | None:
 
 
 def _asking_index(data: Mapping[str, Any], cells: list[Mapping[str, Any]]) -> int | None:
-    asking_id = next(
-        (data[k] for k in ("askingCellId", "asking_cell_id", "asking") if k in data), None
-    )
+    """Where the asking ``%gth`` cell is: the widget gives ``asking_cell: {id, index}`` and marks
+    the cell ``asking: true``."""
+    asking = data.get("asking_cell")
+    if isinstance(asking, Mapping) and isinstance(asking.get("index"), int):
+        return int(asking["index"])
+    asking_id = asking.get("id") if isinstance(asking, Mapping) else data.get("askingCellId")
     for position, cell in enumerate(cells):
         mine = cell.get("asking") is True or cell.get("isAsking") is True
         if mine or (isinstance(asking_id, str) and asking_id and _cell_id(cell) == asking_id):
@@ -391,7 +396,7 @@ def _quoted(value: str) -> str | None:
 def _cell_id(data: Mapping[str, Any] | None) -> str | None:
     if data is None:
         return None
-    for key in ("cellId", "cell_id", "id"):
+    for key in ("cell_id", "cellId", "id"):
         value = data.get(key)
         if isinstance(value, str) and value:
             return value
@@ -406,7 +411,9 @@ def _source(value: object) -> str:
 
 def _output_text(data: Mapping[str, Any]) -> str:
     """What the ran cell printed or returned, as the result gives it."""
-    parts = [data.get(k) for k in ("stdout", "result")]
+    displays = data.get("displays")
+    parts = [data.get("stdout"), data.get("result")]
+    parts += displays if isinstance(displays, list) else []
     texts = [p for p in parts if isinstance(p, str) and p.strip()]
     for output in data.get("outputs") or []:
         if not isinstance(output, Mapping):

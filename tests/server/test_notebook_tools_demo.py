@@ -24,37 +24,49 @@ from tests.sse import sse_events
 from tests.standalone import standalone
 
 EXPLAIN = "Why did the cell above fail?"
-#: What a notebook looks like to the model (the widget's summary of the bridge's cells).
+#: A read_notebook result as the widget summarises the notebook (js/src/tools/notebook_summary.js).
 NOTEBOOK = {
     "path": "analysis.ipynb",
-    "cellCount": 3,
-    "askingCellId": "c3",
+    "cell_count": 3,
+    "offset": 0,
+    "asking_cell": {"id": "c3", "index": 2},
     "cells": [
         {
             "index": 0,
             "id": "c1",
-            "cell_type": "code",
+            "type": "code",
             "source": "sales = pd.read_csv('sales.csv')\nsales.head()",
             "execution_count": 1,
-            "outputs": [{"output_type": "execute_result", "text": "   month  Revenue\n0  Jan  10"}],
+            "outputs": [{"type": "execute_result", "text": "  month  Revenue\n0   Jan       10"}],
         },
         {
             "index": 1,
             "id": "c2",
-            "cell_type": "code",
+            "type": "code",
             "source": "sales['revenue'].sum()",
             "execution_count": 2,
             "outputs": [
                 {
-                    "output_type": "error",
+                    "type": "error",
                     "ename": "KeyError",
                     "evalue": "'revenue'",
-                    "traceback": ["KeyError: 'revenue'"],
+                    "traceback": "KeyError                                  Traceback (most "
+                    "recent call last)\nCell In[2], line 1\n----> 1 sales['revenue'].sum()\n"
+                    "KeyError: 'revenue'",
                 }
             ],
         },
-        {"index": 2, "id": "c3", "cell_type": "code", "source": "%gth why did this fail?"},
+        {
+            "index": 2,
+            "id": "c3",
+            "type": "code",
+            "source": "%gth why did this fail?",
+            "execution_count": 3,
+            "asking": True,
+            "outputs": [],
+        },
     ],
+    "next_offset": None,
 }
 
 
@@ -201,12 +213,17 @@ async def test_put_that_in_a_cell_inserts_and_runs_the_last_run_python_code(http
     resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": {"approved": True}}]
     assert pending_call(await thread.run(resume=resume)) == call_id
 
+    # insert_cell's result as the widget gives it: the new cell, and run_python's shape.
     result = {
-        "cellId": "new-1",
+        "cell_id": "new-1",
         "index": 3,
-        "executionCount": 4,
         "status": "ok",
-        "outputs": [{"output_type": "stream", "name": "stdout", "text": "10\n"}],
+        "execution_count": 4,
+        "stdout": "10\n",
+        "stderr": "",
+        "result": None,
+        "displays": [],
+        "images": [],
     }
     thread.answer(call_id, result)
     answer = text_of(await thread.run())
