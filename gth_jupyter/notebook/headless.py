@@ -481,15 +481,7 @@ def render(
     view: Mapping[str, Any], *, prompt: str, save_photos: bool, notes: Sequence[str]
 ) -> dict[str, str]:
     """The turn's static copy (``static_copy.render_static_copy``)."""
-    try:
-        from .static_copy import render_static_copy
-    except ImportError:  # TEMPORARY until static_copy.py lands
-        texts = [m.get("content") for m in view.get("messages", []) if m.get("role") == "assistant"]
-        body = "\n\n".join(str(t) for t in texts if t) + "\n\n" + "\n".join(notes)
-        for m in view.get("messages", []):
-            if m.get("role") == "tool" and "image/png" in str(m.get("content")):
-                body += "\n<img src='data:image/png;base64,...'>"
-        return {"text/plain": body, "text/markdown": f"**{prompt}**\n\n{body}"}
+    from .static_copy import render_static_copy
 
     return render_static_copy(view, prompt=prompt, save_photos=save_photos, notes=list(notes))
 

@@ -15,7 +15,10 @@ from jupyter_client.manager import KernelManager
 def kernel(tmp_path: Path) -> Iterator[Any]:
     manager = KernelManager(kernel_name="python3")
     manager.kernel_spec.argv[0] = sys.executable  # this venv's Python, with gth_jupyter
-    manager.start_kernel(cwd=str(tmp_path), env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    # These tests look at what a live front end gets (the widget); a bare client sends no
+    # cellId, which a %gth cell would otherwise take for a headless run (test_headless.py).
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "GTH_JUPYTER_HEADLESS": "0"}
+    manager.start_kernel(cwd=str(tmp_path), env=env)
     client = manager.client()
     client.start_channels()
     client.wait_for_ready(timeout=60)

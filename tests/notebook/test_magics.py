@@ -2,21 +2,34 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
 from IPython.core.error import UsageError
 from IPython.testing.globalipapp import get_ipython
 
 from gth_jupyter import client_tool
 from gth_jupyter.notebook import client_tools
+from gth_jupyter.notebook.front_end import HEADLESS_ENV
 from gth_jupyter.notebook.magics import interpolate, parse_line
 from gth_jupyter.notebook.widget import GthChat
 
 
 @pytest.fixture(scope="module")
-def ip():
+def ip() -> Iterator[Any]:
     shell = get_ipython()
     shell.run_line_magic("load_ext", "gth_jupyter")
-    return shell
+    # A terminal shell renders no widget, so %gth would run headless: these tests are about
+    # the widget a live front end gets.
+    saved = os.environ.get(HEADLESS_ENV)
+    os.environ[HEADLESS_ENV] = "0"
+    yield shell
+    if saved is None:
+        os.environ.pop(HEADLESS_ENV, None)
+    else:
+        os.environ[HEADLESS_ENV] = saved
 
 
 def test_options_come_first_and_the_prompt_is_verbatim() -> None:

@@ -143,7 +143,12 @@ def test_in_a_notebook_a_session_talks_on_the_notebook_thread_in_the_shared_stor
 
     manager = KernelManager(kernel_name="python3")
     manager.kernel_spec.argv[0] = sys.executable  # this venv's Python, with gth_jupyter
-    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "JPY_SESSION_NAME": "/w/a.ipynb"}
+    env = {
+        "HOME": str(tmp_path),
+        "PATH": "/usr/bin:/bin",
+        "JPY_SESSION_NAME": "/w/a.ipynb",
+        "GTH_JUPYTER_HEADLESS": "0",  # the widget a live page gets (no cellId from this client)
+    }
     manager.start_kernel(cwd=str(tmp_path), env=env)
     client = manager.client()
     client.start_channels()

@@ -1,0 +1,288 @@
+"""Notebooks with ``%gth`` cells run headless: ``jupyter nbconvert --execute``, papermill and
+nbclient, on the offline demo model, each in a real kernel.
+
+One notebook (a chat answer, the data agent's list and plot, a photo, a ``client_tool``, an
+explained failure, ``%gth`` alone and a ``%%gth {question}`` template) runs once per runner; the
+tests read the saved files. The kernel is started with no ``GTH_JUPYTER_HEADLESS``: the cells must
+find out by themselves that no front end renders a widget.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from tests.notebook.conftest import run_in_kernel
+
+# The notebook's DataFrame and the agent's plot (the `data` extra).
+pytest.importorskip("pandas")
+pytest.importorskip("matplotlib")
+
+BIN = Path(sys.executable).parent
+DEMO = {"llm": {"type": "demo"}, "middleware": ["frontend-image-injection"]}
+ALLOW_RUN_PYTHON = {
+    **DEMO,
+    "approvals": {"allow": [{"type": "tool", "matcher": "exact", "pattern": "run_python"}]},
+}
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+SALES = """import pandas as pd
+sales = pd.DataFrame({"month": ["2024-01", "2024-02", "2024-03"], "revenue": [10.0, 30.0, 20.0]})"""
+DICE = """gth_jupyter.client_tool(
+    "roll_dice", "Roll n dice.", {"type": "object", "properties": {"n": {"type": "integer"}}},
+    js="async ({ n = 2 }) => Array.from({ length: n }, () => 6)",
+)"""
+PROMPTS = {
+    "chat": "%gth Hello! What can you do?",
+    "data": "%gth what data do I have?",
+    "plot": "%gth plot revenue by month",
+    "photo": "%gth Take a photo and tell me what you see.",
+    "dice": "%gth Please use roll_dice with n=3.",
+    "explain": "%gth --explain",
+    "alone": "%gth",
+    "template": "%%gth\n{question}",
+}
+RAN_CODE = 'print("agent_totals" in globals())'
+PARAMETERS = {"tags": ["parameters"]}  # papermill injects its parameters after this cell
+KERNEL = {
+    "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+    "language_info": {"name": "python"},
+}
+
+
+def notebook(explain: bool = True) -> Any:
+    cells = [
+        nbformat.v4.new_code_cell(
+            'question = "what data do I have?"', metadata={"tags": ["parameters"]}
+        ),
+        nbformat.v4.new_code_cell("%load_ext gth_jupyter\nimport gth_jupyter"),
+        nbformat.v4.new_code_cell(SALES),
+        nbformat.v4.new_code_cell(DICE),
+        nbformat.v4.new_code_cell(PROMPTS["chat"]),
+        nbformat.v4.new_code_cell(PROMPTS["data"]),
+        nbformat.v4.new_code_cell(PROMPTS["plot"]),
+        nbformat.v4.new_code_cell(RAN_CODE),
+        nbformat.v4.new_code_cell(PROMPTS["photo"]),
+        nbformat.v4.new_code_cell(PROMPTS["dice"]),
+        nbformat.v4.new_code_cell(PROMPTS["alone"]),
+        nbformat.v4.new_code_cell(PROMPTS["template"]),
+    ]
+    if explain:  # papermill stops at any error, whatever the cell's tags say
+        cells += [
+            # nbclient goes on past a cell tagged raises-exception.
+            nbformat.v4.new_code_cell('sales["profit"]', metadata={"tags": ["raises-exception"]}),
+            nbformat.v4.new_code_cell(PROMPTS["explain"]),
+        ]
+    return nbformat.v4.new_notebook(cells=cells, metadata=KERNEL)
+
+
+def folder(root: Path, name: str, config: dict[str, Any], explain: bool = True) -> Path:
+    """A notebook's folder with its configuration; HOME inside it keeps the threads apart."""
+    where = root / name
+    where.mkdir()
+    (where / ".gsloth.config.json").write_text(json.dumps(config))
+    nbformat.write(notebook(explain), where / "in.ipynb")
+    return where
+
+
+def kernel_env(where: Path) -> dict[str, str]:
+    """No GTH_JUPYTER_HEADLESS, no VS Code: the cells must see for themselves."""
+    return {"HOME": str(where), "PATH": f"{BIN}:/usr/bin:/bin", "PYTHONUNBUFFERED": "1"}
+
+
+def run(args: list[str], where: Path) -> None:
+    done = subprocess.run(
+        args, cwd=where, env=kernel_env(where), capture_output=True, text=True, timeout=400
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """The notebook run by each runner: nbconvert with the shipped approvals (run_python asks,
+    so it is refused), papermill and nbclient with an ``allow`` entry for run_python."""
+    root = tmp_path_factory.mktemp("headless")
+    runs: dict[str, Any] = {}
+
+    asked = folder(root, "nbconvert", DEMO)
+    run([str(BIN / "jupyter"), "nbconvert", "--to", "notebook", "--execute", "in.ipynb",
+         "--output", "out.ipynb"], asked)  # fmt: skip
+    runs["nbconvert"] = nbformat.read(asked / "out.ipynb", as_version=4)
+
+    allowed = folder(root, "papermill", ALLOW_RUN_PYTHON, explain=False)
+    run([str(BIN / "papermill"), "in.ipynb", "out.ipynb", "-p", "question", "describe sales",
+         "--cwd", str(allowed)], allowed)  # fmt: skip
+    runs["papermill"] = nbformat.read(allowed / "out.ipynb", as_version=4)
+
+    from nbclient import NotebookClient
+
+    direct = folder(root, "nbclient", ALLOW_RUN_PYTHON)
+    book = nbformat.read(direct / "in.ipynb", as_version=4)
+    client = NotebookClient(
+        book, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(direct)}}
+    )
+    client.execute(env=kernel_env(direct))
+    runs["nbclient"] = book
+
+    run([str(BIN / "jupyter"), "nbconvert", "--to", "html", "out.ipynb"], asked)
+    runs["html"] = (asked / "out.html").read_text(encoding="utf-8")
+    yield runs
+
+
+RUNNERS = ["nbconvert", "papermill", "nbclient"]
+
+
+def outputs(book: Any, source: str) -> list[dict[str, Any]]:
+    cells = [c for c in book.cells if c.cell_type == "code" and c.source == source]
+    assert len(cells) == 1, source
+    return list(cells[0].outputs)
+
+
+def copy_of(book: Any, source: str) -> dict[str, str]:
+    """The one output a %gth cell keeps: its static copy."""
+    found = outputs(book, source)
+    assert len(found) == 1, found
+    assert found[0]["output_type"] == "display_data"
+    data = found[0]["data"]
+    return {mime: "".join(text) if isinstance(text, list) else text for mime, text in data.items()}
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_each_gth_cell_keeps_its_answer_statically(executed: dict[str, Any], runner: str) -> None:
+    book = executed[runner]
+    for name, source in PROMPTS.items():
+        if name == "alone" or (name == "explain" and runner == "papermill"):
+            continue
+        copy = copy_of(book, source)
+        assert set(copy) == {"text/html", "text/markdown", "text/plain"}, name
+        assert 'class="gth-static-copy"' in copy["text/html"], name
+        for text in copy.values():
+            assert "object at 0x" not in text and "GthChat" not in text, name
+    assert "I'm **gth-demo**" in copy_of(book, PROMPTS["chat"])["text/plain"]
+    assert "Your kernel holds" in copy_of(book, PROMPTS["data"])["text/plain"]
+    # Each cell shows its own turn of the shared headless thread, once.
+    data = copy_of(book, PROMPTS["data"])["text/markdown"]
+    assert data.count("what data do I have?") == 1 and "Hello! What can you do?" not in data
+    # %gth alone has no chat to show: a short note, no widget.
+    alone = copy_of(book, PROMPTS["alone"])
+    assert "no chat widget in a headless run" in alone["text/plain"]
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_no_widget_view_and_no_widget_state_is_saved(executed: dict[str, Any], runner: str) -> None:
+    book = executed[runner]
+    for cell in book.cells:
+        for output in cell.get("outputs", []):
+            assert WIDGET_VIEW not in output.get("data", {}), cell.source
+    state = book.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+    models = state.get("state", {}) if isinstance(state, dict) else {}
+    ours = [m for m in models.values() if "thread_id" in m.get("state", {})]
+    assert ours == []
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_browser_tools_end_with_the_no_browser_note(executed: dict[str, Any], runner: str) -> None:
+    for source in (PROMPTS["photo"], PROMPTS["dice"]):
+        copy = copy_of(executed[runner], source)
+        for mime in ("text/plain", "text/html", "text/markdown"):
+            assert "no browser is attached to this notebook run" in copy[mime], (source, mime)
+    assert "capture_image" in copy_of(executed[runner], PROMPTS["photo"])["text/plain"]
+    assert "roll_dice" in copy_of(executed[runner], PROMPTS["dice"])["text/plain"]
+
+
+@pytest.mark.timeout(900)
+def test_an_approval_that_would_ask_is_refused_and_says_how_to_allow(
+    executed: dict[str, Any],
+) -> None:
+    book = executed["nbconvert"]
+    copy = copy_of(book, PROMPTS["plot"])
+    for mime in ("text/plain", "text/html"):
+        assert "nobody can approve in a headless run" in copy[mime]
+        assert "approvals.allow" in copy[mime] and "bypass" in copy[mime]
+    assert '"pattern": "run_python"' in copy["text/plain"]
+    assert "data:image/png" not in copy["text/html"]
+    ran = outputs(book, RAN_CODE)
+    assert "".join(o.get("text", "") for o in ran).strip() == "False"  # nothing ran
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("runner", ["papermill", "nbclient"])
+def test_allowed_run_python_runs_on_the_waiting_main_thread_and_the_plot_is_kept(
+    executed: dict[str, Any], runner: str
+) -> None:
+    book = executed[runner]
+    copy = copy_of(book, PROMPTS["plot"])
+    assert "data:image/png;base64," in copy["text/html"]
+    assert "data:image/png;base64," in copy["text/markdown"]
+    assert "nobody can approve" not in copy["text/plain"]
+    # The code ran in the notebook's own namespace (the cell's main thread ran it).
+    ran = outputs(book, RAN_CODE)
+    assert "".join(o.get("text", "") for o in ran).strip() == "True"
+
+
+@pytest.mark.timeout(900)
+def test_papermill_parameters_reach_a_gth_template(executed: dict[str, Any]) -> None:
+    template = copy_of(executed["papermill"], PROMPTS["template"])
+    assert "describe sales" in template["text/markdown"]
+    assert "`sales` is a DataFrame" in template["text/plain"]
+    # Without the parameter, the notebook's own default is asked.
+    default = copy_of(executed["nbclient"], PROMPTS["template"])
+    assert "Your kernel holds" in default["text/plain"]
+
+
+@pytest.mark.timeout(900)
+def test_explain_carries_the_kernels_last_error_and_the_failing_cell(
+    executed: dict[str, Any],
+) -> None:
+    copy = copy_of(executed["nbconvert"], PROMPTS["explain"])
+    assert "Why did the cell above fail?" in copy["text/markdown"]
+    # The question carried the failing cell and its traceback (shown escaped in the copy)...
+    assert "KeyError" in copy["text/html"] and "sales[&quot;profit&quot;]" in copy["text/html"]
+    # ...and the answer is about that error.
+    assert "profit" in copy["text/plain"]
+
+
+@pytest.mark.timeout(900)
+def test_nbconvert_html_shows_the_answers(executed: dict[str, Any]) -> None:
+    html = executed["html"]
+    assert "Your kernel holds" in html
+    assert "no browser is attached to this notebook run" in html
+    assert "nobody can approve in a headless run" in html
+    assert WIDGET_VIEW not in html and "object at 0x" not in html
+
+
+def test_headless_forced_in_a_live_kernel_shows_the_copy_and_makes_no_widget(
+    kernel: Any, tmp_path: Path
+) -> None:
+    """``%gth --headless`` where a front end would render the widget (the request names a
+    cell, as JupyterLab's do): the turn runs in the kernel; no comm is opened."""
+    (tmp_path / ".gsloth.config.json").write_text(json.dumps(DEMO))
+    reply, _ = run_in_kernel(kernel, "%load_ext gth_jupyter\nx = 1")
+    assert reply["status"] == "ok"
+    content = {"code": "%gth --headless what data do I have?", "silent": False}
+    message = kernel.session.msg("execute_request", content, metadata={"cellId": "cell-1"})
+    kernel.shell_channel.send(message)
+    msg_id = message["header"]["msg_id"]
+    seen: list[dict[str, Any]] = []
+    while True:
+        got = kernel.get_iopub_msg(timeout=120)
+        if got["parent_header"].get("msg_id") != msg_id:
+            continue
+        seen.append(got)
+        if got["msg_type"] == "status" and got["content"]["execution_state"] == "idle":
+            break
+    kinds = [m["msg_type"] for m in seen]
+    assert "comm_open" not in kinds and "execute_result" not in kinds, kinds
+    shown = [m["content"]["data"] for m in seen if m["msg_type"] == "display_data"]
+    assert len(shown) == 1 and WIDGET_VIEW not in shown[0]
+    assert "Your kernel holds" in shown[0]["text/plain"]
