@@ -35,6 +35,7 @@ __all__ = [
 
 _CARD_STYLE = "border-left:3px solid #8888;padding:2px 0 2px 10px;margin:6px 0"
 _IMG_STYLE = "max-width:100%"
+_PRE_STYLE = "background:#8881;padding:6px;overflow-x:auto"
 
 
 def _esc(text: object) -> str:
@@ -128,7 +129,8 @@ class Code(Block):
 
     def html(self) -> str:
         lang = f' class="language-{_esc(self.language)}"' if self.language else ""
-        return f'<pre class="{self.cls}"><code{lang}>{_esc(self.text)}</code></pre>'
+        code = f"<code{lang}>{_esc(self.text)}</code>"
+        return f'<pre class="{self.cls}" style="{_PRE_STYLE}">{code}</pre>'
 
     def markdown(self) -> str:
         return md_code(self.text, self.language)
@@ -191,13 +193,13 @@ class Card(Block):
 
     def html(self) -> str:
         head = Line(
-            f"· {self.status}", label=f"🔧 {self.name}", code=self.args, cls="gth-copy-tool-head"
+            f"· {self.status}", label=f"Tool: {self.name}", code=self.args, cls="gth-copy-tool-head"
         )
         inner = "\n".join([head.html(), *(p.html() for p in self.parts)])
         return f'<blockquote class="gth-copy-tool" style="{_CARD_STYLE}">\n{inner}\n</blockquote>'
 
     def markdown(self) -> str:
-        head = Line(f"· {self.status}", label=f"🔧 {self.name}", code=self.args).markdown()
+        head = Line(f"· {self.status}", label=f"Tool: {self.name}", code=self.args).markdown()
         # Not in a quote, as the HTML card is: renderers differ on tables inside quotes (mistune,
         # which nbconvert uses, leaves them as text); the bold tool line starts the card.
         return "\n\n".join([head, *(p.markdown() for p in self.parts)])

@@ -109,4 +109,4 @@ def surface_line(ops: Sequence[Any], actions: Sequence[Mapping[str, Any]]) -> Li
     if not fields and sent:
         fields = [f"{k}: {cell_text(v)}" for k, v in sent.items()]
     rest = f" — {' · '.join(fields)}" if fields else ""
-    return Line(f"{title}{rest}"[:2000], label="📋 Form:", cls="gth-copy-surface")
+    return Line(f"{title}{rest}"[:2000], label="Form:", cls="gth-copy-surface")

@@ -248,7 +248,7 @@ def test_a_form_is_one_line_with_its_title_and_the_values_sent(views: dict[str, 
     copy = render_static_copy(views["form"])
     for page in both(copy):
         seen = page.seen()
-        assert "📋 Form: Sign up for updates — Name: Ada <b> · Email: ada@example.com" in seen
+        assert "Form: Sign up for updates — Name: Ada <b> · Email: ada@example.com" in seen
         assert "▶ submit_form" in seen  # the action, as the transcript shows it
         assert "surfaceUpdate" not in seen and "sourceComponentId" not in seen
     assert not [t for t, _ in _Page(copy["text/html"]).tags if t == "b"]
@@ -265,7 +265,7 @@ def test_list_variables_is_a_table_of_the_kernels_variables(views: dict[str, Any
     assert rows[1][:3] == ["sales", "pandas.DataFrame", "3\N{MULTIPLICATION SIGN}4"]
     assert rows[1][4] == "month: str, region: str, revenue: float64, units: int64"
     assert tool_rows(rendered_markdown(copy["text/markdown"]))[:2] == rows[:2]
-    assert "🔧 list_variables · done" in _Page(copy["text/html"]).seen()
+    assert "Tool: list_variables · done" in _Page(copy["text/html"]).seen()
 
 
 def test_describe_variable_shows_schema_statistics_and_first_rows(views: dict[str, Any]) -> None:
@@ -276,7 +276,7 @@ def test_describe_variable_shows_schema_statistics_and_first_rows(views: dict[st
     assert ["", "month", "region", "revenue", "units"] in rows  # first rows
     assert ["0", "2024-01", "N", "1.5", "1"] in rows
     assert ["mean", "2.5", "2.0"] in rows  # summary statistics
-    assert '🔧 describe_variable · done {"name": "sales"}' in html_page.seen()
+    assert 'Tool: describe_variable · done {"name": "sales"}' in html_page.seen()
 
 
 def test_run_python_shows_its_code_its_output_and_the_plot_inline(views: dict[str, Any]) -> None:
@@ -286,7 +286,7 @@ def test_run_python_shows_its_code_its_output_and_the_plot_inline(views: dict[st
     copy = render_static_copy(view)
     for page in both(copy):
         seen = page.seen()
-        assert "🔧 run_python · done" in seen
+        assert "Tool: run_python · done" in seen
         assert 'agent_totals = sales.groupby("month", sort=False)["revenue"].sum()' in seen
         assert "Draw a bar chart of revenue by month from sales." in seen  # its justification
         assert "<Figure size 600x350 with 1 Axes>" in seen  # its text output
@@ -298,11 +298,11 @@ def test_run_python_shows_its_code_its_output_and_the_plot_inline(views: dict[st
 
 def test_approvals_show_what_was_decided(views: dict[str, Any]) -> None:
     waiting = _Page(render_static_copy(views["plot_waiting"])["text/html"]).seen()
-    assert "🔧 run_python · awaiting approval" in waiting
+    assert "Tool: run_python · awaiting approval" in waiting
     assert "Waiting for approval: The agent wants to run Python code" in waiting
     rejected = render_static_copy(views["rejected"])
     for page in both(rejected):
-        assert "🔧 run_python · not run" in page.seen()
+        assert "Tool: run_python · not run" in page.seen()
         assert "Approval: Rejected: it did not run." in page.seen()
     approved = _Page(render_static_copy(views["plot"])["text/html"]).seen()
     assert "Approval:" not in approved and "Waiting for approval" not in approved
