@@ -57,7 +57,13 @@ from gth_jupyter.middleware.rater import (
     names_a_host_in_code,
 )
 from gth_jupyter.tools.custom import CustomCommandTool, validation_waived
-from gth_jupyter.tools.kinds import HINTS_KEY, MCP_KEY, code_of_call, kind_of_call
+from gth_jupyter.tools.kinds import (
+    HINTS_KEY,
+    MCP_KEY,
+    code_argument,
+    code_of_call,
+    kind_of_call,
+)
 
 __all__ = ["APPROVAL_INTERRUPT", "ApprovalsMiddleware"]
 
@@ -333,6 +339,8 @@ class ApprovalsMiddleware(AgentMiddleware):
         if code is not None:
             value["code"] = code
             value["language"] = "python"
+            if code_argument(request.tool) != "code":  # the argument an edit of the code sets
+                value["codeArgument"] = code_argument(request.tool)
         if rating is not None:
             value["rating"] = {"verdict": rating.verdict, "reason": rating.reason}
         if invalid is not None:
@@ -342,6 +350,10 @@ class ApprovalsMiddleware(AgentMiddleware):
         if not answer.approved:
             return _error(call, self._rejection(call, answer.message, invalid))
         edited = answer.edited_args
+        argument = code_argument(request.tool)
+        if edited is not None and code is not None and argument != "code" and "code" in edited:
+            # A code card edits `code`; insert_cell runs its `source`: the edit lands there.
+            edited = {k: v for k, v in edited.items() if k != "code"} | {argument: edited["code"]}
         if edited is not None:
             request = request.override(tool_call={**call, "args": edited})
             # The edit may change the call's kind too (insert_cell given run: true is code).

@@ -41,6 +41,7 @@ __all__ = [
     "MCP_KEY",
     "ToolKind",
     "adopt",
+    "code_argument",
     "code_of_call",
     "kind_of",
     "kind_of_call",
@@ -91,11 +92,16 @@ def kind_of_call(tool: BaseTool | None, args: Mapping[str, Any]) -> ToolKind:
     return kind_of(tool)
 
 
-def code_of_call(tool: BaseTool | None, args: Mapping[str, Any]) -> str:
-    """The code a ``code`` call runs: ``run_python``'s ``code``, or the argument its tool's
-    ``gth_code_when`` names."""
+def code_argument(tool: BaseTool | None) -> str:
+    """The argument holding a ``code`` call's code: ``code`` (``run_python``), or the one the
+    tool's ``gth_code_when`` names (``insert_cell``'s ``source``)."""
     when = _code_when(tool)
-    value = args.get(when["code"] if when is not None else "code", "")
+    return when["code"] if when is not None else "code"
+
+
+def code_of_call(tool: BaseTool | None, args: Mapping[str, Any]) -> str:
+    """The code a ``code`` call runs."""
+    value = args.get(code_argument(tool), "")
     return value if isinstance(value, str) else str(value)
 
 

@@ -188,3 +188,18 @@ async def test_a_run_python_deny_rule_covers_insert_cell_with_run(tmp_path: Path
     # Without run it is no code: the run_python rule does not reach it.
     async with served(tmp_path, approvals, "insert_cell", INSERT_ARGS) as http:
         hands_to_browser(await run(http, "r1"))
+
+
+async def test_an_edited_code_card_changes_the_source_the_browser_is_given(tmp_path: Path) -> None:
+    async with served(tmp_path, "assisted", "insert_cell", RUN_ARGS) as http:
+        interrupt = asks(await run(http, "r1"))
+        # The code card edits `code`; for insert_cell the code is `source`.
+        assert interrupt["metadata"]["gth"]["value"]["codeArgument"] == "source"
+        edited = {**RUN_ARGS, "code": "print(2)"}
+        payload = {"approved": True, "editedArgs": edited}
+        resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": payload}]
+        hands_to_browser(await run(http, "r2", resume=resume))
+        view = (await http.get("/gth/threads/t", headers=AUTH)).json()
+        (pending,) = view["interrupts"]
+        assert pending["reason"] == "tool_call"
+        assert pending["metadata"]["gth"]["args"] == {"source": "print(2)", "run": True}
