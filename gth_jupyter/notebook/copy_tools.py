@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..contract.names import PHOTO_PLACEHOLDER
 from .copy_blocks import Block, Card, Code, Image, Line, Note, Table, cell_text, cut
 from .copy_markdown import inline_image_url
 
@@ -272,6 +273,9 @@ def tool_card(call: ToolCall, *, save_photos: bool) -> Card:
             )
         else:
             card.parts.append(Image(image, f"Image from {call.name}"))
+        return card
+    if call.name == "capture_image" and text.startswith(PHOTO_PLACEHOLDER):
+        card.parts.append(Note(PHOTO_NOTE))  # the photo's bytes were not kept with the thread
         return card
     if call.name == "gth_read_binary" and text.startswith("gth_read_binary;"):
         card.parts.extend(_binary(text))

@@ -243,6 +243,11 @@ def test_a_photo_is_a_placeholder_unless_photos_are_saved(views: dict[str, Any])
         assert src == f"data:image/jpeg;base64,{JPEG}"
         assert PHOTO not in page.seen()
 
+    # A thread that no longer holds the photo's bytes has only the model's placeholder.
+    gone = json.loads(json.dumps(views["photo"]))
+    next(m for m in gone["messages"] if m["role"] == "tool")["content"] = "[image captured: 16x16]"
+    assert PHOTO in _Page(render_static_copy(gone, save_photos=True)["text/html"]).seen()
+
 
 def test_a_form_is_one_line_with_its_title_and_the_values_sent(views: dict[str, Any]) -> None:
     copy = render_static_copy(views["form"])
