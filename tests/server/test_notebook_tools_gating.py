@@ -11,6 +11,7 @@ name: a page that declares ``insert_cell`` with another schema or metadata chang
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -203,3 +204,49 @@ async def test_an_edited_code_card_changes_the_source_the_browser_is_given(tmp_p
         (pending,) = view["interrupts"]
         assert pending["reason"] == "tool_call"
         assert pending["metadata"]["gth"]["args"] == {"source": "print(2)", "run": True}
+
+
+async def test_a_granted_cell_runs_unasked_the_next_time_in_the_thread(tmp_path: Path) -> None:
+    call = {"name": "insert_cell", "args": RUN_ARGS}
+    other = {"name": "insert_cell", "args": {"source": "print('other')", "run": True}}
+    script = [
+        {"toolCalls": [{**call, "id": "i1"}]},
+        "One.",
+        {"toolCalls": [{**call, "id": "i2"}]},
+        "Two.",
+        {"toolCalls": [{**other, "id": "i3"}]},
+        "Three.",
+    ]
+    config = {"llm": {"type": "fake", "responses": script}, "approvals": "assisted"}
+    async with standalone(tmp_path, config, token=TOKEN) as server:
+        http = server.http
+        first = outcome(await run(http, "r1"))
+        (interrupt,) = first["interrupts"]
+        payload = {"approved": True, "grant": "thread"}
+        resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": payload}]
+        assert outcome(await run(http, "r2", resume=resume))["pendingToolCallIds"] == ["i1"]
+        answered = [
+            {"id": "u1", "role": "user", "content": "go"},
+            {
+                "id": "a1",
+                "role": "assistant",
+                "content": "",
+                "toolCalls": [
+                    {
+                        "id": "i1",
+                        "type": "function",
+                        "function": {"name": "insert_cell", "arguments": json.dumps(RUN_ARGS)},
+                    }
+                ],
+            },
+            {"id": "tm1", "role": "tool", "toolCallId": "i1", "content": '{"cell_id": "n1"}'},
+        ]
+        await run(http, "r3", messages=answered)
+        again = [*answered, {"id": "u2", "role": "user", "content": "again"}]
+        # The same source: granted, handed to the browser unasked.
+        assert outcome(await run(http, "r4", messages=again))["pendingToolCallIds"] == ["i2"]
+        answered2 = [*again, {"id": "tm2", "role": "tool", "toolCallId": "i2", "content": "{}"}]
+        await run(http, "r5", messages=answered2)
+        more = [*answered2, {"id": "u3", "role": "user", "content": "more"}]
+        # Other code: asked again.
+        assert outcome(await run(http, "r6", messages=more))["type"] == "interrupt"
