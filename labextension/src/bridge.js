@@ -113,7 +113,8 @@ export class NotebookHandle {
    * Cells as they are now, unsaved edits included, as nbformat JSON (no summarising).
    * @param {{offset?: number, limit?: number}} [options]
    */
-  read({ offset = 0, limit = READ_LIMIT_MAX } = {}) {
+  read(options) {
+    const { offset = 0, limit = READ_LIMIT_MAX } = options ?? {};
     const model = /** @type {any} */ (this._open().model);
     const count = model.cells.length;
     const start = Math.max(0, Math.floor(Number(offset) || 0));
@@ -231,10 +232,7 @@ export class NotebookHandle {
         const json = outputs.get(i).toJSON();
         if (json.metadata?.gth_jupyter?.display !== displayId) continue;
         found = true;
-        const kept = Object.fromEntries(
-          Object.entries(json.data ?? {}).filter(([mime]) => !STATIC_MIMETYPES.includes(mime)),
-        );
-        outputs.set(i, { ...json, data: { ...kept, ...copy } });
+        outputs.set(i, { ...json, data: { ...json.data, ...copy } });
       }
     }
     return found;
