@@ -21,6 +21,7 @@ from typing import Any
 from ..contract.names import PHOTO_PLACEHOLDER
 from .copy_blocks import Block, Card, Code, Image, Line, Note, Table, cell_text, cut
 from .copy_markdown import inline_image_url
+from .copy_notebook import NOTEBOOK_TOOLS, notebook_args, notebook_result
 
 __all__ = ["PHOTO_NOTE", "ToolCall", "tool_card"]
 
@@ -34,6 +35,7 @@ MAX_ROWS = 50
 MAX_COLS = 20
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _STATUS = {"ok": "done", "error": "error", "timeout": "timed out"}
+_CODE_TOOLS = frozenset({"run_python", "insert_cell", "edit_cell"})
 _WAITING = {"approval": "awaiting approval", "browser": "waiting for the browser"}
 
 
@@ -85,7 +87,7 @@ def _short_args(call: ToolCall) -> str:
     args = {
         k: v
         for k, v in call.args.items()
-        if not (call.name == "run_python" and k in ("code", "justification"))
+        if not (call.name in _CODE_TOOLS and k in ("code", "source", "justification"))
     }
     if not args:
         return ""
@@ -240,6 +242,7 @@ def tool_card(call: ToolCall, *, save_photos: bool) -> Card:
         if isinstance(args.get("justification"), str) and args["justification"]:
             card.parts.append(Line(args["justification"], cls="gth-copy-justification"))
         card.parts.append(Code(cut(args["code"], CODE_CHARS), "python"))
+    card.parts.extend(notebook_args(call.name, args))
     if call.result is None and call.error is None:
         card.status = _WAITING.get(call.waiting, "no result")
         return card
@@ -262,6 +265,10 @@ def tool_card(call: ToolCall, *, save_photos: bool) -> Card:
             drawn = _run_python(value)
             if value["status"] in ("error", "timeout"):
                 card.status = _STATUS[value["status"]]
+        elif call.name in NOTEBOOK_TOOLS:
+            drawn = notebook_result(call.name, value)
+            if drawn is not None and call.name == "insert_cell" and "status" in value:
+                drawn += _run_python(value)  # a cell that ran: its outputs, as run_python's
     if drawn is not None:
         card.parts.extend(drawn)
         return card

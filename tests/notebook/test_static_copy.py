@@ -376,6 +376,77 @@ def test_hostile_tool_results_and_kernel_values_stay_text(views: dict[str, Any])
         assert not [t for t, _ in page.tags if t == "img"]
 
 
+def _call(call_id: str, name: str, args: dict[str, Any], result: dict[str, Any]) -> list[Any]:
+    """A call and the result the widget's notebook tools answer (js/src/tools/notebook*.js)."""
+    function = {"name": name, "arguments": json.dumps(args)}
+    return [
+        {
+            "id": f"a-{call_id}",
+            "role": "assistant",
+            "toolCalls": [{"id": call_id, "function": function}],
+        },
+        {
+            "id": f"t-{call_id}",
+            "role": "tool",
+            "toolCallId": call_id,
+            "content": json.dumps(result),
+        },
+    ]
+
+
+def test_the_notebook_tools_show_what_they_read_inserted_and_changed(
+    views: dict[str, Any],
+) -> None:
+    plot = json.loads(next(m for m in views["plot"]["messages"] if m["role"] == "tool")["content"])
+    read = {
+        "path": "work/<analysis>.ipynb",
+        "cell_count": 3,
+        "cells": [
+            {"index": 0, "id": "a", "type": "markdown", "source": "# Sales <script>x</script>"},
+            {
+                "index": 1,
+                "id": "b",
+                "type": "code",
+                "source": "\nsales['x']",
+                "outputs": [{"type": "error", "ename": "KeyError", "evalue": "'x'"}],
+            },
+            {"index": 2, "id": "c", "type": "code", "source": "%gth why?", "asking": True},
+        ],
+    }
+    source = "print('hi')\n</code></pre><img src=x onerror=alert(1)>"
+    inserted = {"cell_id": "n1", "index": 3, "status": "ok", "execution_count": 4, "stdout": "hi\n"}
+    inserted["images"] = plot["images"]
+    edited = {
+        "cell_id": "b",
+        "added": 1,
+        "removed": 1,
+        "diff": ["- sales['x']", "+ sales['revenue']"],
+    }
+    view = {
+        "messages": [
+            *_call("r1", "read_notebook", {}, read),
+            *_call("i1", "insert_cell", {"source": source, "run": True}, inserted),
+            *_call("e1", "edit_cell", {"cell_id": "b", "source": "sales['revenue']"}, edited),
+        ]
+    }
+    copy = render_static_copy(view)
+    for page in both(copy):
+        seen = page.seen()
+        assert "Read 3 of 3 cells (cells 0\N{EN DASH}2) of work/<analysis>.ipynb." in seen
+        assert "Tool: insert_cell · done" in seen and "code, below the asking cell, run" in seen
+        assert source.replace("\n", " ") in seen  # the source as code, shown as written
+        assert "Inserted cell 3 (id n1), ran as [4]." in seen and "hi" in seen
+        assert [t for t, _ in page.tags if t == "img"] == ["img"]  # the cell's plot
+        assert "Edited cell b: +1 \N{MINUS SIGN}1 lines. - sales['x'] + sales['revenue']" in seen
+    rows = tool_rows(copy["text/html"])
+    assert ["1", "code", "sales['x']", "KeyError"] in rows and [
+        "2",
+        "code",
+        "%gth why?",
+        "asking",
+    ] in rows
+
+
 # -- the size cap ----------------------------------------------------------------------------------
 
 
