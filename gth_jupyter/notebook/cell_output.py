@@ -13,6 +13,12 @@ them, updates the display, and answers ``{"type": "static", "displayId", "data"}
 hands to the notebook extension (JupyterLab routes a display update only to the page that ran the
 cell, not to one reloaded since). Reading the thread imports the agent stack and touches SQLite,
 so it runs on the kernel's loop thread, never blocking the kernel's main thread.
+
+Over HTTP the page also sends the turn as the server gave it (``view``: its AG-UI ``messages``
+and ``interrupts``). The kernel renders that only when its own store has nothing of those turns:
+a server keeping threads in memory or in PostgreSQL does not share them with the kernel's
+SQLite file. What the page sends is rendered like the model's words, escaped; a page could write
+the notebook's outputs anyway.
 """
 
 from __future__ import annotations
@@ -106,6 +112,8 @@ class _Request:
 
     thread_id: str
     turns: tuple[str, ...]
+    #: The turns as the server gave them to the page (HTTP), or None.
+    page_view: dict[str, Any] | None
     agent: str
     prompt: str | None
     display_id: str
@@ -126,11 +134,17 @@ def refresh_on_turn_end(
     widget shows it. A malformed message gets an ``error`` reply, as the comm transport's do."""
     request_id = str(content.get("requestId", ""))[:MAX_ID]
     turns = content.get("turnIds", [])
+    page_view = content.get("view")
+    problem = ""
     if (
         not isinstance(turns, list)
         or len(turns) > MAX_TURNS
         or not all(isinstance(t, str) and 0 < len(t) <= MAX_ID for t in turns)
     ):
+        problem = f"turnIds must be a list of at most {MAX_TURNS} turn ids"
+    elif page_view is not None and not _is_view(page_view):
+        problem = "view must hold a list of messages and a list of interrupts"
+    if problem:
         widget.send(
             {
                 "type": "error",
@@ -138,8 +152,7 @@ def refresh_on_turn_end(
                 "status": 400,
                 "body": {
                     "code": "invalid_message",
-                    "message": "The widget sent a malformed message: turnIds must be a list of "
-                    f"at most {MAX_TURNS} turn ids.",
+                    "message": f"The widget sent a malformed message: {problem}.",
                 },
             }
         )
@@ -150,6 +163,7 @@ def refresh_on_turn_end(
     request = _Request(
         thread_id=widget.thread_id,
         turns=tuple(dict.fromkeys(turns)),
+        page_view=page_view,
         agent=widget.agent,
         prompt=widget.prompt,
         display_id=widget.display_id,
@@ -182,24 +196,46 @@ async def _refresh(
         raise
 
 
+def _is_view(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("messages"), list)
+        and isinstance(value.get("interrupts"), list)
+        and all(isinstance(m, dict) for m in value["messages"])
+        and all(isinstance(i, dict) for i in value["interrupts"])
+    )
+
+
 async def _read(
     request: _Request, registry: Callable[[], AgentRegistry]
 ) -> tuple[dict[str, Any], bool]:
-    """The requested turns of the thread as one view (messages in order, the last interrupts),
-    and whether photos may be saved (``jupyter.savePhotos``)."""
+    """The requested turns as one view (messages in order, then interrupts), and whether photos
+    may be saved (``jupyter.savePhotos``). The kernel's store first; the page's view when the
+    store has nothing of them (or the kernel's agent cannot be built)."""
     from ..agui import thread_view
 
-    agents = registry()
-    runtime = await _reader(agents, request.agent)
-    views = [
-        await thread_view(runtime, request.thread_id, turn) for turn in request.turns or (None,)
-    ]
+    try:
+        agents = registry()
+        runtime = await _reader(agents, request.agent)
+        turns = request.turns or (None,)
+        views = [await thread_view(runtime, request.thread_id, turn) for turn in turns]
+    except Exception:
+        if request.page_view is None:
+            raise
+        log.warning("gth-jupyter: the thread could not be read here; using the page's copy")
+        return _page_view(request.page_view), False
     merged: dict[str, Any] = {
         "messages": [m for v in views for m in v["messages"]],
         "interrupts": [i for v in views for i in v["interrupts"]],
     }
+    if not merged["messages"] and request.page_view is not None:
+        merged = _page_view(request.page_view)
     jupyter = getattr(agents.config, "jupyter", None)
     return merged, bool(getattr(jupyter, "save_photos", False))
+
+
+def _page_view(view: Mapping[str, Any]) -> dict[str, Any]:
+    return {"messages": list(view["messages"]), "interrupts": list(view["interrupts"])}
 
 
 #: One reading runtime per registry (built once; the registry outlives it).

@@ -48,7 +48,7 @@ export function mount({ model, el, css, env = {} }) {
   view.setReady(false);
   const staticCopy = wireStaticCopy({ model, signal: gone.signal });
   /** @type {Turns} */
-  const turns = new Turns({ model, view, signal: gone.signal, onTurnEnd: () => staticCopy.turnEnded() });
+  const turns = new Turns({ model, view, signal: gone.signal, onTurnEnd: () => void staticCopy.turnEnded() });
   start({ model, view, doc, env, turns, staticCopy, signal: gone.signal }).catch((err) => view.addError("widget_error", String(err?.message || err)));
   return () => {
     gone.abort();
@@ -67,6 +67,8 @@ async function start({ model, view, doc, env, turns, staticCopy, signal }) {
   const connected = await connect({ model, view, doc, env, turnId, signal });
   if (!connected) return;
   const { backend, registry, threadId, chat } = connected;
+  // Over HTTP the server ran the turn: its view goes to the kernel with the turn's end.
+  if (backend.kind === "http") staticCopy.viewFrom(() => backend.history(threadId, turnId || undefined));
   // What the person allowed without asking (approvals granted for the thread or the session),
   // above the input, each with a Revoke button; hidden while there is none.
   const grantsBox = doc.createElement("div");
@@ -102,7 +104,7 @@ async function start({ model, view, doc, env, turns, staticCopy, signal }) {
   } else if (loaded.sent) {
     // This cell's turn ran already (a reload, or a turn that ended with no page open): the
     // kernel renders it again so the saved file holds its end, whichever page ran the cell.
-    staticCopy.turnEnded();
+    void staticCopy.turnEnded();
   }
   void turns.sendPending();
 }

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mount } from "../src/app.js";
 import { Turns } from "../src/app/turns.js";
-import { wireStaticCopy } from "../src/app/static.js";
+import { MAX_VIEW_CHARS, wireStaticCopy } from "../src/app/static.js";
 import { makeDom } from "../test-support/dom.mjs";
 import { fakeModel } from "../test-support/model.mjs";
 import { testEnv, until } from "../test-support/mount.mjs";
@@ -22,14 +22,17 @@ const DATA = { "text/plain": "The answer.", "text/markdown": "The answer.", "tex
 function server(turns) {
   /** @type {{ url: string, init: RequestInit }[]} */
   const requests = [];
+  let answered = false;
   const fetch = async (/** @type {string} */ url, /** @type {RequestInit} */ init = {}) => {
     requests.push({ url, init });
     if (url === "/base/gth/health") return Response.json({ status: "ok" });
     if (url.startsWith("/base/gth/threads/t1")) {
       const messages = turns.length ? [{ id: "u0", role: "user", content: "hi" }, { id: "a0", role: "assistant", content: "hello" }] : [];
+      if (answered) messages.push({ id: "u1", role: "user", content: "What is it?" }, { id: "m1", role: "assistant", content: "The answer." });
       return Response.json({ threadId: "t1", messages, interrupts: [], busy: false, turns });
     }
     if (url === "/base/gth/agents/default/run") {
+      answered = true;
       const body = JSON.parse(String(init.body));
       return new Response(sse([started(body), ...text("m1", "The answer."), finished(body)]), { headers: { "Content-Type": "text/event-stream" } });
     }
@@ -56,20 +59,46 @@ function fakeBridge() {
   };
 }
 
-test("the end of this cell's turn tells the kernel, over the comm although the run went over HTTP", async () => {
+test("the end of this cell's turn tells the kernel, over the comm although the run went over HTTP, with the server's view", async () => {
   const { document } = makeDom();
   const el = document.createElement("div");
   const model = fakeModel(traits({ turn_id: "tt-1", pending_prompt: "What is it?" }));
-  const { fetch, runs } = server([]);
+  const { fetch, runs, requests } = server([]);
   const cleanup = mount({ model, el, env: testEnv(fetch) });
   await until(() => el.querySelector("[data-message-id=m1]"), "answer");
   await until(() => model.sent.some((m) => m.type === "turn_end"), "turn_end");
   assert.equal(runs().length, 1);
-  assert.deepEqual(
-    model.sent.filter((m) => m.type === "turn_end"),
-    [{ type: "turn_end", turnIds: ["tt-1"] }],
-  );
+  const ends = model.sent.filter((m) => m.type === "turn_end");
+  assert.equal(ends.length, 1);
+  assert.deepEqual(ends[0].turnIds, ["tt-1"]);
+  // The turn as the server has it, for a kernel whose store does not hold the server's threads.
+  assert.deepEqual(ends[0].view.messages.map((/** @type {any} */ m) => m.content), ["What is it?", "The answer."]);
+  assert.deepEqual(ends[0].view.interrupts, []);
+  assert.ok(requests.at(-1)?.url.endsWith("/gth/threads/t1?turn=tt-1"));
   assert.equal(el.querySelector(".gth-root").dataset.transport, "http");
+  cleanup();
+});
+
+test("over the comm transport the turn's end names the turn only (the kernel ran it and has it)", async () => {
+  const { document } = makeDom();
+  const el = document.createElement("div");
+  const model = fakeModel(traits({ turn_id: "tt-c", pending_prompt: "over the comm?" }), {
+    onSend: (msg, m) => {
+      if (msg.type === "history") setTimeout(() => m.deliver({ type: "history", requestId: msg.requestId, messages: [], turns: [] }));
+      if (msg.type === "run") {
+        const b = msg.body;
+        setTimeout(() => {
+          m.deliver({ type: "chunk", requestId: msg.requestId, data: sse([started(b), ...text("k1", "over the comm"), finished(b)]) });
+          m.deliver({ type: "end", requestId: msg.requestId });
+        });
+      }
+    },
+  });
+  const fetch = async () => new Response("nope", { status: 404, headers: { "Content-Type": "text/html" } });
+  const cleanup = mount({ model, el, env: testEnv(fetch) });
+  await until(() => model.sent.some((m) => m.type === "turn_end"), "turn_end");
+  assert.equal(el.querySelector(".gth-root").dataset.transport, "comm");
+  assert.deepEqual(model.sent.filter((m) => m.type === "turn_end"), [{ type: "turn_end", turnIds: ["tt-c"] }]);
   cleanup();
 });
 
@@ -129,7 +158,8 @@ test("a turn the thread already has is shown, never sent again, and its copy ref
   // Nothing is sent later either (a change of the prompt to "" is not a new prompt).
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(runs().length, 0);
-  assert.deepEqual(model.sent.filter((m) => m.type === "turn_end"), [{ type: "turn_end", turnIds: ["tt-2"] }]);
+  const ends = model.sent.filter((m) => m.type === "turn_end");
+  assert.deepEqual(ends.map((m) => [m.turnIds, m.view.messages.at(-1).content]), [[["tt-2"], "hello"]]);
   cleanup();
 });
 
@@ -176,4 +206,18 @@ test("a turn sent from elsewhere while this view waited (another tab, the kernel
   three.turns.threadFree("t1");
   assert.equal(three.ended(), 1);
   for (const v of [one, two, three]) v.gone.abort();
+});
+
+test("a view too big for the page's websocket is left out of the turn's end; a failing one too", async () => {
+  const model = fakeModel(traits({ turn_id: "tt-6" }));
+  const gone = new AbortController();
+  const copy = wireStaticCopy({ model, signal: gone.signal, bridge: () => undefined });
+  copy.viewFrom(async () => ({ messages: [{ id: "a", role: "assistant", content: "x".repeat(MAX_VIEW_CHARS) }], interrupts: [] }));
+  await copy.turnEnded();
+  copy.viewFrom(async () => { throw new Error("HTTP 500"); });
+  await copy.turnEnded();
+  assert.deepEqual(model.sent, [{ type: "turn_end", turnIds: ["tt-6"] }, { type: "turn_end", turnIds: ["tt-6"] }]);
+  gone.abort();
+  await copy.turnEnded(); // the view is gone: nothing more
+  assert.equal(model.sent.length, 2);
 });

@@ -31,7 +31,7 @@ def run_cell(client: Any, code: str, cell_id: str = CELL) -> tuple[dict[str, Any
     msg_id = message["header"]["msg_id"]
     outputs: list[Any] = []
     while True:
-        got = client.get_iopub_msg(timeout=60)
+        got = client.get_iopub_msg(timeout=180)
         if got["parent_header"].get("msg_id") != msg_id:
             continue
         if got["msg_type"] == "status":
@@ -40,7 +40,7 @@ def run_cell(client: Any, code: str, cell_id: str = CELL) -> tuple[dict[str, Any
         elif got["msg_type"] in OUTPUTS:
             outputs.append(got)
     while True:
-        reply = client.get_shell_msg(timeout=60)
+        reply = client.get_shell_msg(timeout=180)
         if reply["parent_header"].get("msg_id") == msg_id:
             return reply["content"], outputs
 
@@ -102,8 +102,9 @@ def from_widget(message: dict[str, Any]) -> dict[str, Any] | None:
     return data.get("content") if data.get("method") == "custom" else None
 
 
-def wait_for(client: Any, match: Any, what: str, timeout: float = 60) -> Any:
-    """The first iopub message for which ``match`` returns something truthy (which is returned)."""
+def wait_for(client: Any, match: Any, what: str, timeout: float = 180) -> Any:
+    """The first iopub message for which ``match`` returns something truthy (which is returned);
+    the first import of the agent stack takes long on a loaded machine."""
     deadline = time.monotonic() + timeout
     while True:
         remaining = deadline - time.monotonic()
@@ -175,14 +176,52 @@ def test_a_malformed_turn_end_gets_an_error_reply(kernel: Any) -> None:
     ok(kernel, "%load_ext gth_jupyter")
     ids = ok(kernel, "w = %gth hi\nprint(w.comm.comm_id)")
     comm_id = printed(ids).strip()
+    bad_view = {"messages": "all of them", "interrupts": []}
     send_to_widget(kernel, comm_id, {"type": "turn_end", "requestId": "x", "turnIds": "all"})
+    send_to_widget(kernel, comm_id, {"type": "turn_end", "requestId": "y", "view": bad_view})
 
     def error(message: dict[str, Any]) -> dict[str, Any] | None:
         content = from_widget(message)
         return content if content and content.get("type") == "error" else None
 
-    reply = wait_for(kernel, error, "error reply")
-    assert reply["status"] == 400 and reply["body"]["code"] == "invalid_message"
+    for request_id, field in (("x", "turnIds"), ("y", "view")):
+        reply = wait_for(kernel, error, "error reply")
+        assert reply["requestId"] == request_id
+        assert reply["status"] == 400 and reply["body"]["code"] == "invalid_message"
+        assert field in reply["body"]["message"]
+
+
+def test_a_server_thread_the_kernel_cannot_read_is_rendered_from_the_pages_view(
+    kernel: Any, tmp_path: Path
+) -> None:
+    """A server keeping threads in memory or PostgreSQL shares none with the kernel's SQLite
+    file: the copy comes from the turn the page got from the server, escaped like any answer."""
+    (tmp_path / ".gsloth.config.json").write_text(json.dumps({"llm": {"type": "fake"}}))
+    ok(kernel, "%load_ext gth_jupyter")
+    outputs = ok(kernel, "w = %gth Where is it?\nw")
+    display_id = outputs[0]["content"]["transient"]["display_id"]
+    comm_id = printed(ok(kernel, "print(w.comm.comm_id)")).strip()
+    answer = "It is in the **server** <script>alert(1)</script>"
+    view = {
+        "messages": [
+            {"id": "u", "role": "user", "content": "Where is it?"},
+            {"id": "a", "role": "assistant", "content": answer},
+        ],
+        "interrupts": [],
+    }
+    send_to_widget(kernel, comm_id, {"type": "turn_end", "turnIds": [], "view": view})
+
+    def update(message: dict[str, Any]) -> dict[str, Any] | None:
+        if message["msg_type"] != "update_display_data":
+            return None
+        content: dict[str, Any] = message["content"]
+        return content
+
+    content = wait_for(kernel, update, "display update")
+    assert content["transient"] == {"display_id": display_id}
+    assert "It is in the" in content["data"]["text/plain"]
+    assert "<strong>server</strong>" in content["data"]["text/html"]
+    assert "<script>" not in content["data"]["text/html"]
 
 
 def test_a_turns_end_reads_the_thread_without_starting_mcp_servers(

@@ -4,6 +4,12 @@
 // the widget's comm whatever the transport); the kernel updates the output and answers with the
 // copy (`static`), which goes to the notebook extension's bridge when the page has one: the
 // kernel's display update reaches only the page that ran the cell, not one reloaded since.
+// Over HTTP the server ran the turn, and the page sends the turn as the server gave it along
+// (`view`): the kernel renders it when its own store does not hold the server's threads (a
+// server keeping them in memory or in PostgreSQL).
+
+/** A larger view is left out: the page's websocket to the server refuses big messages. */
+export const MAX_VIEW_CHARS = 4_000_000;
 
 /**
  * @typedef {import("../comm.js").AnyModel} AnyModel
@@ -35,12 +41,29 @@ export function wireStaticCopy({ model, signal, bridge = pageBridge }) {
   };
   model.on("msg:custom", onMessage);
   signal.addEventListener("abort", () => model.off("msg:custom", onMessage), { once: true });
+  /** @type {(() => Promise<{ messages: any[], interrupts: any[] }>) | null} */
+  let viewOf = null;
   return {
+    /**
+     * Where the turn's view comes from when the server ran it (HTTP): sent along with `turn_end`.
+     * @param {() => Promise<{ messages: any[], interrupts: any[] }>} source
+     */
+    viewFrom(source) {
+      viewOf = source;
+    },
     /** A turn of this view ended (or was found ended): the kernel renders it into the output. */
-    turnEnded() {
+    async turnEnded() {
       if (signal.aborted || !model.get("display_id")) return;
       const turnId = String(model.get("turn_id") || "");
-      model.send({ type: "turn_end", turnIds: turnId ? [turnId] : [] });
+      /** @type {{ type: string, turnIds: string[], view?: { messages: any[], interrupts: any[] } }} */
+      const message = { type: "turn_end", turnIds: turnId ? [turnId] : [] };
+      const shown = viewOf ? await viewOf().catch(() => null) : null;
+      if (signal.aborted) return;
+      if (shown) {
+        const view = { messages: shown.messages, interrupts: shown.interrupts };
+        if (JSON.stringify(view).length <= MAX_VIEW_CHARS) message.view = view;
+      }
+      model.send(message);
     },
   };
 }
