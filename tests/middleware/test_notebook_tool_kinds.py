@@ -72,6 +72,16 @@ def entry(pattern: str) -> dict[str, Any]:
 RUN_CELL = Subject("tool", "insert_cell", command=CODE)
 
 
+@pytest.mark.parametrize(
+    ("mode", "action"),
+    [("manual", "ask"), ("write", "ask"), ("assisted", "ask"), ("auto", "rate"), ("bypass", "run")],
+)
+def test_insert_cell_with_run_is_gated_as_run_python_at_every_mode(mode: str, action: str) -> None:
+    run_python = Subject("tool", "run_python", command=CODE)
+    assert decide(rules(mode), RUN_CELL, "code").action == action
+    assert decide(rules(mode), run_python, "code").action == action
+
+
 def test_run_pythons_restrictive_rules_reach_insert_cell_with_run() -> None:
     assert decide(rules("bypass", deny=[entry("run_python")]), RUN_CELL, "code").action == "deny"
     assert decide(rules("auto", escalate=[entry("run_python")]), RUN_CELL, "code").action == "ask"
