@@ -181,14 +181,18 @@ class MainThread:
                 job = self._jobs.get(timeout=left)
             except queue.Empty:
                 return False
-            if job is None:
+            # A job whose tool call was cancelled (the turn ran out of time) is not run; once
+            # running, it can no longer be cancelled and gets its result.
+            if job is None or not job.done.set_running_or_notify_cancel():
                 continue
             try:
-                job.done.set_result(execute_here(job.code))
-            except BaseException as exc:  # the job's own failure goes back to the tool
+                result = execute_here(job.code)
+            except BaseException as exc:  # the shell's own failure goes back to the tool
                 job.done.set_exception(exc)
                 if isinstance(exc, KeyboardInterrupt):
                     raise
+                continue
+            job.done.set_result(result)
         return True
 
 
@@ -201,7 +205,7 @@ def _captured(shell: Any) -> Iterator[tuple[list[dict[str, Any]], list[dict[str,
 
     outputs: list[dict[str, Any]] = []
     results: list[dict[str, Any]] = []
-    publisher = CapturingDisplayPublisher()
+    publisher = CapturingDisplayPublisher()  # type: ignore[no-untyped-call]
     saved = (shell.display_pub, sys.displayhook, sys.stdout, sys.stderr)
     stdout, stderr = io.StringIO(), io.StringIO()
     own_traceback = "_showtraceback" in vars(shell)
@@ -216,7 +220,7 @@ def _captured(shell: Any) -> Iterator[tuple[list[dict[str, Any]], list[dict[str,
         )
 
     shell.display_pub = publisher
-    sys.displayhook = CapturingDisplayHook(shell=shell, outputs=results)
+    sys.displayhook = CapturingDisplayHook(shell=shell, outputs=results)  # type: ignore[no-untyped-call]
     sys.stdout, sys.stderr = stdout, stderr
     shell._showtraceback = keep_traceback
     try:
@@ -365,8 +369,12 @@ def answer_pending(pending: Sequence[PendingInterrupt]) -> tuple[list[agui.Resum
         else:
             payload = None
             notes.append("An interrupt nobody can answer in a headless run was cancelled.")
-        status = "cancelled" if payload is None else "resolved"
-        entries.append(agui.ResumeEntry(interrupt_id=item.id, status=status, payload=payload))
+        if payload is None:
+            entries.append(agui.ResumeEntry(interrupt_id=item.id, status="cancelled"))
+        else:
+            entries.append(
+                agui.ResumeEntry(interrupt_id=item.id, status="resolved", payload=payload)
+            )
     return entries, notes
 
 
@@ -538,4 +546,4 @@ def _failure(exc: BaseException) -> str:
 def _display(bundle: dict[str, str]) -> None:
     from IPython.display import display
 
-    display(bundle, raw=True)
+    display(bundle, raw=True)  # type: ignore[no-untyped-call]

@@ -116,7 +116,8 @@ class GthMagics(Magics):
             context = "" if front_end.asking_cell_id() and not headless else last_failure()
             options.prompt = explain_prompt(options.prompt, context)
         if headless:
-            return self._headless(options)
+            self._headless(options)
+            return None
         if options.new:
             self.current_thread = new_thread_id()
         thread = options.thread or self.current_thread or notebook_thread_id()
@@ -137,12 +138,10 @@ class GthMagics(Magics):
         if not options.prompt:
             from IPython.display import display
 
-            display(
-                {"text/plain": HEADLESS_CHAT_NOTE, "text/markdown": HEADLESS_CHAT_NOTE}, raw=True
-            )
-            return None
+            note = {"text/plain": HEADLESS_CHAT_NOTE, "text/markdown": HEADLESS_CHAT_NOTE}
+            display(note, raw=True)  # type: ignore[no-untyped-call]
+            return
         headless.run_headless(options.prompt, thread=options.thread, agent=options.agent)
-        return None
 
 
 def explain_prompt(prompt: str, context: str) -> str:

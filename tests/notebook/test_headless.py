@@ -286,3 +286,37 @@ def test_headless_forced_in_a_live_kernel_shows_the_copy_and_makes_no_widget(
     shown = [m["content"]["data"] for m in seen if m["msg_type"] == "display_data"]
     assert len(shown) == 1 and WIDGET_VIEW not in shown[0]
     assert "Your kernel holds" in shown[0]["text/plain"]
+
+
+def test_a_turn_that_outlasts_its_timeout_keeps_what_it_did_and_fails_the_cell(
+    kernel: Any, tmp_path: Path
+) -> None:
+    """``jupyter.headlessTimeoutSeconds``: the cell stops waiting, shows the turn so far with
+    why it ended, and fails, so a scheduled run reports it. The code already running on the
+    main thread finishes first (nothing can interrupt it from the agent's thread)."""
+    config = {**DEMO, "approvals": "bypass", "jupyter": {"headlessTimeoutSeconds": 1}}
+    (tmp_path / ".gsloth.config.json").write_text(json.dumps(config))
+    reply, _ = run_in_kernel(kernel, "%load_ext gth_jupyter")
+    assert reply["status"] == "ok"
+    slow = '%gth --headless Please use run_python with code="import time; time.sleep(3)"'
+    msg_id = kernel.execute(slow)
+    seen: list[dict[str, Any]] = []
+    while True:
+        got = kernel.get_iopub_msg(timeout=120)
+        if got["parent_header"].get("msg_id") != msg_id:
+            continue
+        seen.append(got)
+        if got["msg_type"] == "status" and got["content"]["execution_state"] == "idle":
+            break
+    shown = [m["content"]["data"] for m in seen if m["msg_type"] == "display_data"]
+    assert len(shown) == 1, [m["msg_type"] for m in seen]
+    assert "no answer within 1 s" in shown[0]["text/plain"]
+    assert "Calling your `run_python` tool" in shown[0]["text/plain"]  # the turn so far
+    errors = [m["content"] for m in seen if m["msg_type"] == "error"]
+    assert errors and "did not finish" in errors[0]["evalue"]
+    while (answer := kernel.get_shell_msg(timeout=60))["parent_header"]["msg_id"] != msg_id:
+        pass
+    assert answer["content"]["status"] == "error"
+    # The kernel is free again at once: the next cell runs.
+    reply, printed = run_in_kernel(kernel, "print('next')")
+    assert reply["status"] == "ok" and printed.strip() == "next"

@@ -13,7 +13,7 @@ from IPython.testing.globalipapp import get_ipython
 from gth_jupyter import client_tool
 from gth_jupyter.notebook import client_tools
 from gth_jupyter.notebook.front_end import HEADLESS_ENV
-from gth_jupyter.notebook.magics import interpolate, parse_line
+from gth_jupyter.notebook.magics import explain_prompt, interpolate, parse_line
 from gth_jupyter.notebook.widget import GthChat
 
 
@@ -38,6 +38,17 @@ def test_options_come_first_and_the_prompt_is_verbatim() -> None:
     assert parse_line("--new --log hi").new and parse_line("--log hi").log
     with pytest.raises(UsageError):
         parse_line("--transport pigeon hi")
+
+
+def test_headless_and_explain_are_options_and_explain_asks_about_the_cell_above() -> None:
+    options = parse_line("--headless --explain --thread t and the units?")
+    assert (options.headless, options.explain, options.thread) == (True, True, "t")
+    assert options.prompt == "and the units?"
+    assert explain_prompt("", "") == "Why did the cell above fail?"
+    asked = explain_prompt("and the units?", "The kernel's last error: KeyError")
+    assert (
+        asked == "Why did the cell above fail? and the units?\n\nThe kernel's last error: KeyError"
+    )
 
 
 def test_interpolation_uses_the_namespace_and_rejects_unknown_names() -> None:
