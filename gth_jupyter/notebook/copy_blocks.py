@@ -29,6 +29,7 @@ __all__ = [
     "Note",
     "Prompt",
     "Table",
+    "as_list",
     "cell_text",
     "cut",
 ]
@@ -230,3 +231,9 @@ def cell_text(value: Any) -> str:
     if isinstance(value, (dict, list)):
         return json.dumps(value, ensure_ascii=False)
     return str(value)
+
+
+def as_list(value: Any) -> list[Any]:
+    """``value`` when it is a list, else an empty one: what a page or a model sent may have any
+    shape, and a copy of a malformed part shows less, it never fails."""
+    return value if isinstance(value, list) else []

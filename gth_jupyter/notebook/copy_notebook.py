@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .copy_blocks import Block, Code, Line, Note, Table, cut
+from .copy_blocks import Block, Code, Line, Note, Table, as_list, cut
 
 __all__ = ["NOTEBOOK_TOOLS", "notebook_args", "notebook_result"]
 
@@ -57,7 +57,7 @@ def notebook_result(name: str, v: Mapping[str, Any]) -> list[Block] | None:
         for c in cells[:LIST_CELLS]:
             failed = [
                 o
-                for o in c.get("outputs") or []
+                for o in as_list(c.get("outputs"))
                 if isinstance(o, dict) and o.get("type") == "error"
             ]
             mark = ", ".join(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .copy_blocks import Line, cell_text
+from .copy_blocks import Line, as_list, cell_text
 
 __all__ = ["surface_line"]
 
@@ -46,7 +46,7 @@ def _data_model(ops: Sequence[Any]) -> dict[str, Any]:
             continue
         old = op.get("dataModelUpdate")
         if isinstance(old, dict):  # v0.8: contents [{key, valueString | ...}]
-            for item in old.get("contents") or []:
+            for item in as_list(old.get("contents")):
                 if isinstance(item, dict) and isinstance(item.get("key"), str):
                     model[item["key"]] = _literal(item)
         new = op.get("updateDataModel")
@@ -66,7 +66,7 @@ def _components(ops: Sequence[Any]) -> list[tuple[str, str, dict[str, Any]]]:
         if not isinstance(op, dict):
             continue
         body = op.get("surfaceUpdate") or op.get("updateComponents") or {}
-        for c in body.get("components") or [] if isinstance(body, dict) else []:
+        for c in as_list(body.get("components") if isinstance(body, dict) else None):
             if not isinstance(c, dict):
                 continue
             comp = c.get("component")

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..contract.names import PHOTO_PLACEHOLDER
-from .copy_blocks import Block, Card, Code, Image, Line, Note, Table, cell_text, cut
+from .copy_blocks import Block, Card, Code, Image, Line, Note, Table, as_list, cell_text, cut
 from .copy_markdown import inline_image_url
 from .copy_notebook import NOTEBOOK_TOOLS, notebook_args, notebook_result
 
@@ -99,7 +99,7 @@ def _variables(v: Mapping[str, Any]) -> list[Block]:
     found = [x for x in v.get("variables", []) if isinstance(x, dict)]
     rows = []
     for x in found[: MAX_ROWS * 2]:
-        cols = [c for c in x.get("columns") or [] if isinstance(c, dict)]
+        cols = [c for c in as_list(x.get("columns")) if isinstance(c, dict)]
         columns = ", ".join(
             f"{cell_text(c.get('name'))}: {cell_text(c.get('dtype'))}" for c in cols[:6]
         )
@@ -166,7 +166,7 @@ def _describe(v: Mapping[str, Any]) -> list[Block]:
             [
                 cell_text(c.get("name")),
                 cell_text(c.get("dtype")),
-                cell_text(nulls.get(c.get("name"), "")),
+                cell_text(nulls.get(c.get("name"), "") if isinstance(c.get("name"), str) else ""),
             ]
             for c in cols[:MAX_ROWS]
         ]
@@ -196,7 +196,7 @@ def _run_python(v: Mapping[str, Any]) -> list[Block]:
     parts.append(
         Line(f"{_STATUS.get(str(v.get('status')), str(v.get('status')))}{took}", label="Ran:")
     )
-    displays = [clean(d) for d in v.get("displays") or [] if isinstance(d, str)]
+    displays = [clean(d) for d in as_list(v.get("displays")) if isinstance(d, str)]
     for text in (clean(v.get("stdout")), clean(v.get("stderr")), clean(v.get("result")), *displays):
         if text:
             parts.append(Code(cut(text, OUTPUT_CHARS), cls="gth-copy-output"))
@@ -208,7 +208,7 @@ def _run_python(v: Mapping[str, Any]) -> list[Block]:
             f"\n{clean(tb)}" if tb else ""
         )
         parts.append(Code(cut(text, OUTPUT_CHARS), cls="gth-copy-error"))
-    for img in v.get("images") or []:
+    for img in as_list(v.get("images")):
         url = (
             inline_image_url(img.get("mimeType"), img.get("data"))
             if isinstance(img, dict)

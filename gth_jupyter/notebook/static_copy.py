@@ -28,7 +28,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .copy_blocks import Answer, Block, Card, Image, Line, Note, Prompt, cut
+from .copy_blocks import Answer, Block, Card, Image, Line, Note, Prompt, as_list, cut
 from .copy_markdown import markdown_to_html, markdown_to_markdown
 from .copy_surfaces import surface_line
 from .copy_tools import ToolCall, tool_card
@@ -118,8 +118,8 @@ def _blocks(
     view: Mapping[str, Any], prompt: str | None, save_photos: bool
 ) -> tuple[list[Block], list[str]]:
     """The copy's blocks in transcript order, and the answer's text (for text/plain)."""
-    messages = [m for m in view.get("messages") or [] if isinstance(m, dict)]
-    waits, wait_lines = _waits(view.get("interrupts") or [])
+    messages = [m for m in as_list(view.get("messages")) if isinstance(m, dict)]
+    waits, wait_lines = _waits(as_list(view.get("interrupts")))
     calls = _calls(messages, waits)
     actions: dict[str, list[dict[str, Any]]] = {}
     for m in messages:
@@ -154,11 +154,11 @@ def _blocks(
             ops = content.get("a2ui_operations") if isinstance(content, dict) else None
             ops = ops if isinstance(ops, list) else []
             ids = {
-                op.get(k, {}).get("surfaceId")
+                op[k].get("surfaceId")
                 for op in ops
                 if isinstance(op, dict)
                 for k in op
-                if isinstance(op.get(k), dict)
+                if isinstance(op[k], dict) and isinstance(op[k].get("surfaceId"), str)
             }
             sent = [a for sid in ids if isinstance(sid, str) for a in actions.get(sid, [])]
             blocks.append(surface_line(ops, sent))
