@@ -8,6 +8,7 @@ __all__ = [
     "DEFAULT_AGENT",
     "IMAGES_FOR",
     "INJECTED_MARK",
+    "NOTEBOOK_TOOLS",
     "OWNER_KEY",
     "PHOTO_PLACEHOLDER",
     "TURN_KEY",
@@ -30,3 +31,6 @@ OWNER_KEY = "gth_owner"
 #: ``additional_kwargs`` key naming the turn a user message starts: the widget (a ``%gth``
 #: cell) that sent it. Everything after it, up to the next user message, belongs to that turn.
 TURN_KEY = "gth_turn"
+#: The browser tools that read and change the notebook: gated by approvals although the browser
+#: runs them, with the schema and kind ``tools/notebook_tools.py`` gives them by name.
+NOTEBOOK_TOOLS = ("read_notebook", "insert_cell", "edit_cell")

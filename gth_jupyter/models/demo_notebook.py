@@ -25,13 +25,11 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
+from gth_jupyter.contract.names import NOTEBOOK_TOOLS
 from gth_jupyter.models._reply import PlannedToolCall, Reply
 from gth_jupyter.models.demo_data import RUN_PYTHON, tool_json
 
-READ_NOTEBOOK = "read_notebook"
-INSERT_CELL = "insert_cell"
-EDIT_CELL = "edit_cell"
-NOTEBOOK_TOOLS = frozenset({READ_NOTEBOOK, INSERT_CELL, EDIT_CELL})
+READ_NOTEBOOK, INSERT_CELL, EDIT_CELL = NOTEBOOK_TOOLS
 
 _WHY = re.compile(
     r"\bwhy\b[^.?!\n]{0,60}?\b(?:fail|fails|failed|failing|break|breaks|broke|broken|crash"

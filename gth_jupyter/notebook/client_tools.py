@@ -12,7 +12,7 @@ import weakref
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from gth_jupyter.tools.notebook_tools import NOTEBOOK_TOOLS
+from gth_jupyter.contract.names import NOTEBOOK_TOOLS  # not tools/: %gth loads no agent stack
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 #: The widget's own browser tools. The notebook tools among them (``read_notebook``,

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from gth_jupyter.contract.names import NOTEBOOK_TOOLS
 from gth_jupyter.contract.run import ClientToolSpec
 from gth_jupyter.tools.kinds import CODE_WHEN_KEY, ToolKind
 
@@ -34,10 +35,7 @@ __all__ = [
     "own_specs",
 ]
 
-READ_NOTEBOOK = "read_notebook"
-INSERT_CELL = "insert_cell"
-EDIT_CELL = "edit_cell"
-NOTEBOOK_TOOLS = (READ_NOTEBOOK, INSERT_CELL, EDIT_CELL)
+READ_NOTEBOOK, INSERT_CELL, EDIT_CELL = NOTEBOOK_TOOLS
 
 READ_DESCRIPTION = (
     "Read the notebook this chat is in, as it is on screen (unsaved edits included): each "
