@@ -58,6 +58,8 @@ export class AskGthButtons {
   /** @param {NotebookPanel} panel */
   _scan(panel) {
     const root = panel.content.node;
+    // Where the setting stands, on the notebook (for styles and tests).
+    root.dataset.gthAskGth = this._enabled ? "on" : "off";
     if (!this._enabled) {
       for (const button of root.querySelectorAll(`.${BUTTON_CLASS}`)) button.remove();
       return;

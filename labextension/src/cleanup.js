@@ -10,6 +10,24 @@ import { WIDGET_VIEW } from "./bridge.js";
  * @typedef {import("@jupyterlab/notebook").NotebookPanel} NotebookPanel
  */
 
+const ANSWER_MS = 30_000;
+
+/**
+ * `promise`'s value, or null when it takes longer than `ms`.
+ * @template T
+ * @param {Promise<T>} promise
+ * @param {number} ms
+ * @returns {Promise<T | null>}
+ */
+function within(promise, ms) {
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /** @param {INotebookTracker} tracker */
 export function watchDeadWidgets(tracker) {
   tracker.forEach(watchPanel);
@@ -19,11 +37,17 @@ export function watchDeadWidgets(tracker) {
 /** @param {NotebookPanel} panel */
 function watchPanel(panel) {
   const session = panel.sessionContext;
+  // One check at a time: on page load the session's ready and its kernelChanged come together.
+  let queue = Promise.resolve();
   const check = () => {
-    if (panel.isDisposed || !session.isReady) return;
-    dropDeadWidgetViews(panel).catch((error) =>
-      console.warn("gth-jupyter: could not check the notebook's widget outputs", error),
-    );
+    queue = queue.then(async () => {
+      if (panel.isDisposed || !session.isReady) return;
+      try {
+        await dropDeadWidgetViews(panel);
+      } catch (error) {
+        console.warn("gth-jupyter: could not check the notebook's widget outputs", error);
+      }
+    });
   };
   let restarting = false;
   void panel.context.ready.then(() => session.ready).then(check);
@@ -65,10 +89,15 @@ export async function dropDeadWidgetViews(panel) {
   /** @type {Set<string>} */
   let live = new Set();
   if (kernel) {
-    await kernel.info;
-    const reply = await kernel.requestCommInfo({ target_name: "jupyter.widget" });
-    const content = /** @type {any} */ (reply.content);
-    if (content.status !== "ok") return 0; // cannot tell: leave the outputs as they are
+    // A kernel that does not answer leaves the outputs as they are (and the next check runs).
+    const reply = await within(
+      Promise.resolve(kernel.info).then(() =>
+        kernel.requestCommInfo({ target_name: "jupyter.widget" }),
+      ),
+      ANSWER_MS,
+    );
+    const content = /** @type {any} */ (reply?.content);
+    if (content?.status !== "ok") return 0; // cannot tell: leave the outputs as they are
     live = new Set(Object.keys(content.comms ?? {}));
     // The kernel changed while we asked: the check for the new kernel decides.
     if (panel.sessionContext.session?.kernel !== kernel) return 0;

@@ -264,3 +264,46 @@ def test_a_dead_widget_view_shows_the_static_copy(
     json_out = call(notebook, ids[1], "read")["cells"][0]["outputs"][0]
     assert json_out["data"]["text/markdown"] == "Four, saved."  # not sent: kept
     assert json_out["metadata"] == {"gth_jupyter": {"display": "disp-1"}}
+
+
+def test_ask_gth_on_an_error_inserts_and_runs_explain(
+    jupyter: JupyterServer, notebook: NotebookPage
+) -> None:
+    rel = f"bridge-ask-{jupyter.app}.ipynb"
+    write_notebook(jupyter.root / rel, ["1 / 0", "import sys; print('warning', file=sys.stderr)"])
+    open_with_bridge(notebook, rel)
+    notebook.run_cells(1, 0)
+    failing = notebook.cells.nth(0)
+    button = failing.locator(".gth-ask-button")
+    expect(button).to_have_text("Ask gth", timeout=STEP_MS)
+    # A stderr stream is no error: no button there.
+    expect(notebook.cells.nth(1).locator(".jp-OutputArea-output")).to_contain_text("warning")
+    expect(notebook.cells.nth(1).locator(".gth-ask-button")).to_have_count(0)
+
+    count = notebook.cells.count()  # Shift+Enter on the last cell added one
+    button.click()
+    expect(notebook.cells).to_have_count(count + 1)
+    explain = notebook.cells.nth(1)  # right below the failing cell
+    expect(explain.locator(".jp-InputArea-editor .cm-content")).to_have_text("%gth --explain")
+    expect(explain.locator(".jp-InputPrompt")).to_have_text(re.compile(r"\[\d+\]"), timeout=STEP_MS)
+
+
+def test_ask_gth_can_be_turned_off(jupyter: JupyterServer, notebook: NotebookPage) -> None:
+    settings = jupyter.home / "settings" / "gth-jupyter-notebook" / "plugin.jupyterlab-settings"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text('{"askGthOnErrors": false}')
+    try:
+        rel = f"bridge-ask-off-{jupyter.app}.ipynb"
+        write_notebook(jupyter.root / rel, ["1 / 0"])
+        open_with_bridge(notebook, rel)
+        expect(notebook.page.locator(".jp-Notebook[data-gth-ask-gth=off]")).to_have_count(1)
+        notebook.run_cell(0)
+        output = notebook.cells.nth(0).locator(".jp-OutputArea-output")
+        expect(output).to_contain_text("ZeroDivisionError")
+        # Two frames: the scan that would add a button has run.
+        notebook.page.evaluate(
+            "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+        )
+        expect(output.locator(".gth-ask-button")).to_have_count(0)
+    finally:
+        settings.unlink()
