@@ -28,6 +28,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
+from gth_jupyter.contract.names import NOTEBOOK_TOOLS
 from gth_jupyter.models._reply import PlannedToolCall, Reply
 from gth_jupyter.models.demo_data import (
     DATA_TOOLS,
@@ -38,11 +39,7 @@ from gth_jupyter.models.demo_data import (
     plot_shown,
 )
 from gth_jupyter.models.demo_form import demo_form_jsonl
-from gth_jupyter.models.demo_notebook import (
-    NOTEBOOK_TOOLS,
-    notebook_follow_up,
-    notebook_request,
-)
+from gth_jupyter.models.demo_notebook import notebook_follow_up, notebook_request
 
 CAPTURE_IMAGE = "capture_image"
 SHOW_SURFACE = "show_a2ui_surface"
