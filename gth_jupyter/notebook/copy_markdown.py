@@ -78,6 +78,13 @@ def _link_url(url: str) -> str | None:
     return quote(url, safe=":/?#@!$&'*+,;=%-._~[]")
 
 
+def _image_label(alt: str, href: str | None) -> str:
+    """What stands for a remote image: its alt text and the host it would come from."""
+    host = urlsplit(href).hostname if href else None
+    label = f"image: {alt}" if alt else "image"
+    return f"{label} ({host})" if host else label
+
+
 def md_text(text: str, *, inline: bool = False) -> str:
     """Plain text as Markdown that shows it literally (every character that could start markup
     escaped); ``inline`` joins lines with spaces (a table cell), else with hard breaks."""
@@ -111,7 +118,7 @@ class _SafeHtml(HTMLRenderer):
         if inline is not None:
             return f'<img src="{html.escape(inline)}" alt="{alt}" />'
         href = _link_url(url)
-        label = f"image: {alt}" if alt else "image"
+        label = html.escape(_image_label(_TAGS.sub("", html.unescape(text)), href))
         if href is None:
             return f"[{label}]"
         return f'<a href="{html.escape(href)}" rel="noopener noreferrer nofollow">[{label}]</a>'
@@ -145,7 +152,7 @@ class _SafeMarkdown(MarkdownRenderer):
         if inline is not None:
             return f"![{alt}](<{inline}>)"
         href = _link_url(url)
-        label = f"image: {alt}" if alt else "image"
+        label = md_text(_image_label(alt, href), inline=True)
         return f"\\[{label}\\]" if href is None else f"[\\[{label}\\]](<{href}>)"
 
 

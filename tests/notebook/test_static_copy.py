@@ -330,7 +330,8 @@ def test_the_models_html_links_and_remote_images_stay_inert(views: dict[str, Any
         assert "You: <b>hi</b> & bye" in seen
         hrefs = [a["href"] for t, a in page.tags if t == "a"]
         assert "https://example.com/docs" in hrefs
-        # The remote image is a link the reader may follow, never a request made for them.
+        # The remote image is a link naming its host, never a request made for the reader.
+        assert "[image (evil.example)]" in seen
         assert "https://evil.example/pixel.png?d=secret" in hrefs
         assert not [t for t, _ in page.tags if t == "img"]  # nor the SVG
         assert "<b>code</b>" in seen and "by reference" in seen
