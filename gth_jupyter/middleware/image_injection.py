@@ -13,6 +13,7 @@ the messages reducer, so they are persisted and never repeated. The user message
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, AgentState
@@ -55,18 +56,20 @@ def placeholder(mime: str, data: str) -> str:
 
 
 class _Injection(AgentMiddleware[AgentState[Any], Any, Any]):
-    """Before each model call, rewrites the unmarked JSON results of ``tool_name`` once."""
+    """Before each model call, rewrites the unmarked JSON results of ``tool_name`` (and of
+    ``also``) once."""
 
-    def __init__(self, *, provider: str, tool_name: str) -> None:
+    def __init__(self, *, provider: str, tool_name: str, also: Collection[str] = ()) -> None:
         super().__init__()
         self.provider = provider
         self.tool_name = tool_name
+        self.tool_names = frozenset({tool_name, *also})
 
     def results(self, messages: list[BaseMessage]) -> list[tuple[ToolMessage, dict[str, Any]]]:
         """The watched tool's results not yet rewritten, with their JSON object."""
         found = []
         for message in messages:
-            if not isinstance(message, ToolMessage) or message.name != self.tool_name:
+            if not isinstance(message, ToolMessage) or message.name not in self.tool_names:
                 continue
             if message.additional_kwargs.get(MARK):
                 continue
@@ -123,11 +126,15 @@ class ToolImageInjectionMiddleware(_Injection):
     call the images move into one user message of provider-shaped image blocks, and each
     ``data`` in the result becomes ``null`` with ``omitted: true``, so the base64 is never in
     the transcript twice. The user message names its call (:data:`IMAGES_FOR`), so a transcript
-    can put the images back into the tool card. On by default wherever ``run_python`` is.
+    can put the images back into the tool card. On by default wherever ``run_python`` is, where
+    ``also`` watches ``insert_cell`` too: a cell it ran (``run: true``) comes back from the
+    browser in ``run_python``'s shape.
     """
 
-    def __init__(self, *, provider: str = "", tool_name: str = "run_python") -> None:
-        super().__init__(provider=provider, tool_name=tool_name)
+    def __init__(
+        self, *, provider: str = "", tool_name: str = "run_python", also: Collection[str] = ()
+    ) -> None:
+        super().__init__(provider=provider, tool_name=tool_name, also=also)
 
     def inject(self, messages: list[BaseMessage]) -> list[BaseMessage]:
         updates: list[BaseMessage] = []
@@ -149,7 +156,7 @@ class ToolImageInjectionMiddleware(_Injection):
                 continue
             shown = json.dumps({**envelope, "images": kept}, ensure_ascii=False)
             updates.append(_marked(message, shown))
-            label = f"The {len(blocks)} image(s) {self.tool_name} produced:"
+            label = f"The {len(blocks)} image(s) {message.name or self.tool_name} produced:"
             content: list[str | dict[Any, Any]] = [{"type": "text", "text": label}, *blocks]
             kwargs = {MARK: True, IMAGES_FOR: message.tool_call_id}
             updates.append(HumanMessage(content=content, additional_kwargs=kwargs))

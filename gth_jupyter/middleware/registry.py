@@ -2,7 +2,8 @@
 
 :func:`build_middleware` returns the approvals gate first (so it wraps any tool-call middleware
 that follows, and a retry never re-asks the person), then each entry of ``middleware`` in the
-order written (after the injection of ``run_python``'s images, on wherever that tool is): the
+order written (after the injection of ``run_python``'s and ``insert_cell``'s images, on
+wherever ``run_python`` is): the
 predefined names (``named.py``, ``frontend-image-injection``, ``binary-content-injection``) and
 middleware objects from a ``.gsloth.config.py``. ``binary-content-injection`` is added at the end
 when ``binaryFormats`` is a non-empty list and the entries do not name it, as Gaunt Sloth does.
@@ -36,6 +37,7 @@ from gth_jupyter.middleware.image_injection import (
 )
 from gth_jupyter.middleware.named import anthropic_prompt_caching, summarization
 from gth_jupyter.middleware.rater import Rater
+from gth_jupyter.tools.notebook_tools import INSERT_CELL
 
 __all__ = ["build_middleware", "rater_model"]
 
@@ -85,8 +87,9 @@ def build_middleware(
     answers_approvals: bool,
     tool_names: Collection[str] = (),
 ) -> list[AgentMiddleware]:
-    """The approvals gate, the image injection of ``run_python`` when it is among
-    ``tool_names``, then the configured middleware (see the module docstring)."""
+    """The approvals gate, the image injection of ``run_python`` (and ``insert_cell``) when
+    ``run_python`` is among ``tool_names``, then the configured middleware (see the module
+    docstring)."""
     approvals = effective.approvals
     rater = None
     if approvals.mode in ("assisted", "auto", None):
@@ -102,7 +105,11 @@ def build_middleware(
         )
     ]
     if "run_python" in tool_names:
-        out.append(ToolImageInjectionMiddleware(provider=_provider(effective, model)))
+        # With the kernel tools, the notebook page's insert_cell returns a cell it ran in
+        # run_python's shape: its plots reach the model once, as images, the same way.
+        out.append(
+            ToolImageInjectionMiddleware(provider=_provider(effective, model), also=[INSERT_CELL])
+        )
     for entry in effective.middleware:
         name = str(entry.get("name"))
         built: AgentMiddleware | None = None

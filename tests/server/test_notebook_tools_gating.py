@@ -250,3 +250,43 @@ async def test_a_granted_cell_runs_unasked_the_next_time_in_the_thread(tmp_path:
         more = [*answered2, {"id": "u3", "role": "user", "content": "more"}]
         # Other code: asked again.
         assert outcome(await run(http, "r6", messages=more))["type"] == "interrupt"
+
+
+async def test_a_plot_from_an_inserted_cell_reaches_the_model_once_as_an_image(
+    tmp_path: Path,
+) -> None:
+    call = {"name": "insert_cell", "args": RUN_ARGS, "id": "call-nb"}
+    config = {
+        "llm": {"type": "fake", "responses": [{"toolCalls": [call]}, "Done."]},
+        "approvals": "bypass",
+    }
+    png = "iVBORw0KGgo" + "A" * 200
+    # What the widget answers for a cell it ran: run_python's shape, a plot among the images.
+    result = {
+        "cell_id": "n1",
+        "index": 1,
+        "status": "ok",
+        "execution_count": 3,
+        "stdout": "",
+        "result": None,
+        "displays": [],
+        "images": [{"mimeType": "image/png", "data": png}],
+    }
+    async with standalone(tmp_path, config, token=TOKEN) as server:
+        hands_to_browser(await run(server.http, "r1"))
+        answered = [
+            {"id": "u1", "role": "user", "content": "go"},
+            {"id": "tm1", "role": "tool", "toolCallId": "call-nb", "content": json.dumps(result)},
+        ]
+        await run(server.http, "r2", messages=answered)
+        runtime = await server.registry.runtime()
+        messages = (await runtime.thread_state("t")).messages
+    (tool_result,) = [m for m in messages if m.type == "tool"]
+    # The base64 left the tool result...
+    assert png not in str(tool_result.content)
+    assert json.loads(str(tool_result.content))["images"] == [
+        {"mimeType": "image/png", "data": None, "omitted": True}
+    ]
+    # ...for one image block the model sees once, in a message after it.
+    shown = [m for m in messages if m.type == "human" and png in json.dumps(m.content)]
+    assert len(shown) == 1 and "insert_cell produced" in json.dumps(shown[0].content)
