@@ -202,10 +202,14 @@ class Runtime:
         translator = StreamTranslator(state, before.messages)
         for item in translator.state_items():
             yield item
-        feed = translator.feed
+        feed, token = translator.feed, translator.token
         stream: Any = graph.astream(graph_input, config, stream_mode=STREAM_MODES, context=context)
         async with contextlib.aclosing(stream):
             async for mode, data in stream:
+                text = token(mode, data)  # nearly every chunk: no generator for it
+                if text is not None:
+                    yield text
+                    continue
                 for item in feed(mode, data):
                     yield item
         for item in translator.close_message():

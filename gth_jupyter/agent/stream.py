@@ -11,7 +11,9 @@ It also follows the shared state: a node update that writes the state channel gi
 ``StateDelta`` (JSON Patch against the state before it), and ``state_items`` the snapshots that
 open and close a run using state. A ``show_a2ui_surface`` result gives an ``ActivitySnapshot``
 for a surface first shown, an ``ActivityDelta`` for one shown before (in this run or, from
-``history``, an earlier one). None of this touches the per-token path.
+``history``, an earlier one). None of this touches the per-token path: a chunk that is only
+the next text of the message being streamed takes :meth:`StreamTranslator.token` instead of
+``feed``.
 """
 
 from __future__ import annotations
@@ -32,11 +34,15 @@ from ..contract.events import (
     ToolOutputEvent,
     ToolResultEvent,
     ToolStartEvent,
+    with_delta,
 )
 from ..contract.messages import public_message_id, tool_content_text
 from ..contract.run import AssistantMessageStart, StreamItem, ToolResultMessage
 from ..contract.shared_state import STATE_KEY, StateDelta, StateSnapshot, json_patch, merge_state
 from ..contract.surfaces import SURFACE_TOOL, SurfaceTracker
+
+# Copied, with its delta replaced, for every plain text token (see ``token``).
+_TEXT = TextEvent(delta="")
 
 
 class StreamTranslator:
@@ -47,6 +53,8 @@ class StreamTranslator:
     ) -> None:
         self.interrupts: list[Interrupt] = []
         self._message_id: str | None = None
+        # The id of the message being streamed as its chunks carry it (before public_message_id)
+        self._chunk_id: str | None = None
         self._reasoning_open = False
         # chunk index -> tool call id, for calls of the current message not yet ended
         self._open_calls: dict[int, str] = {}
@@ -60,6 +68,28 @@ class StreamTranslator:
         """A ``StateSnapshot`` of the current state, when this run uses state."""
         if self.state_used:
             yield StateSnapshot(dict(self.state or {}))
+
+    def token(self, mode: str, data: Any) -> TextEvent | None:
+        """The hot path: the ``TextEvent`` of a chunk that is nothing but the next text of the
+        message being streamed (nearly every chunk of a long answer); ``None`` for any other
+        item, which ``feed`` then translates. What it answers is what ``feed`` would yield."""
+        if mode != "messages" or self._reasoning_open:
+            return None
+        chunk = data[0]
+        if type(chunk) is not AIMessageChunk:
+            return None
+        content = chunk.content
+        if (
+            type(content) is str
+            and content
+            and chunk.id == self._chunk_id
+            and self._chunk_id is not None
+            and not chunk.additional_kwargs
+            and not chunk.tool_call_chunks
+            and chunk.chunk_position is None
+        ):
+            return with_delta(_TEXT, content)
+        return None
 
     def feed(self, mode: str, data: Any) -> Iterator[StreamItem]:
         if mode == "messages":
@@ -87,6 +117,7 @@ class StreamTranslator:
         if message_id != self._message_id and message_id is not None:
             yield from self.close_message()
             self._message_id = message_id
+            self._chunk_id = chunk.id
             yield AssistantMessageStart(message_id)
         content = chunk.content
         # Fast path: a plain text token, which is nearly every chunk of a long answer.
@@ -154,6 +185,7 @@ class StreamTranslator:
                 yield ToolEndEvent(id=call_id)
             self._open_calls.clear()
         self._message_id = None
+        self._chunk_id = None
 
     def _on_update(self, update: Any) -> Iterator[StreamItem]:
         """State changes in one node's update (a dict, or a list of them from parallel tools)."""

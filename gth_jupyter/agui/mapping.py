@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any, TypeVar
+from typing import Any
 from uuid import uuid4
 
 import ag_ui.core as agui
@@ -40,6 +40,7 @@ from ag_ui.core import (
 )
 
 from ..contract import events as ev
+from ..contract.events import with_delta
 from ..contract.pending import PendingInterrupt
 from ..contract.run import AssistantMessageStart, RunEnd, StreamItem, ToolResultMessage
 from ..contract.shared_state import StateDelta, StateSnapshot
@@ -84,25 +85,6 @@ def to_interrupt(pending: PendingInterrupt) -> agui.Interrupt:
         expires_at=expires if isinstance(expires, str) else None,
         metadata={"gth": {"value": _jsonable(pending.value)}},
     )
-
-
-_E = TypeVar("_E", bound=BaseEvent)
-
-
-def with_delta(template: _E, delta: str) -> _E:
-    """``template`` with another ``delta``, built without pydantic validation.
-
-    A streamed answer is thousands of delta events that differ from the first only in their
-    text, which is already a checked ``str``; copying the validated first event costs a third of
-    constructing each one (tests hold the copy equal to a validated event)."""
-    event = object.__new__(type(template))
-    fields = template.__dict__.copy()
-    fields["delta"] = delta
-    object.__setattr__(event, "__dict__", fields)
-    object.__setattr__(event, "__pydantic_fields_set__", template.__pydantic_fields_set__)
-    object.__setattr__(event, "__pydantic_extra__", template.__pydantic_extra__)
-    object.__setattr__(event, "__pydantic_private__", template.__pydantic_private__)
-    return event
 
 
 def _jsonable(value: Any) -> Any:

@@ -7,7 +7,7 @@ else, so none of them needs to know how the LangGraph graph was built.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -95,3 +95,26 @@ def parse_agent_stream_event(data: object) -> AgentStreamEvent:
 def dump_agent_stream_event(event: AgentStreamEvent) -> dict[str, object]:
     """The JSON shape of an event: camelCase keys, absent optionals left out."""
     return event.model_dump(by_alias=True, exclude_none=True)
+
+
+_M = TypeVar("_M", bound=BaseModel)
+_new = object.__new__
+_setattr = object.__setattr__  # how pydantic itself sets a model's slots without validating
+
+
+def with_delta(template: _M, delta: str) -> _M:
+    """``template`` (a validated event with a ``delta`` field) with another ``delta``, built
+    without pydantic validation.
+
+    A streamed answer is thousands of delta events that differ from the first only in their
+    text, which is already a checked ``str``: copying a validated event costs a third of
+    validating each one (tests hold the copy equal to a validated event). The copy shares the
+    template's set of given fields, so what a dump leaves out stays the same."""
+    event = _new(type(template))
+    fields = template.__dict__.copy()
+    fields["delta"] = delta
+    _setattr(event, "__dict__", fields)
+    _setattr(event, "__pydantic_fields_set__", template.__pydantic_fields_set__)
+    _setattr(event, "__pydantic_extra__", template.__pydantic_extra__)
+    _setattr(event, "__pydantic_private__", template.__pydantic_private__)
+    return event

@@ -61,10 +61,11 @@ class SSEPump:
         writer = self.writer
         try:
             async with writer:
-                send = writer.send
+                put, flush = writer.put, writer.flush
                 async for event in events:
-                    await send(event)
-                await writer.flush()
+                    if put(event):  # else it goes out with the window's flush
+                        await flush()
+                await flush()
         except asyncio.CancelledError:
             if self.stopped:
                 with contextlib.suppress(Exception):  # the peer may be gone already
@@ -72,6 +73,7 @@ class SSEPump:
                     await writer.send(stopped)
             if not writer.detached:
                 with contextlib.suppress(Exception):  # the peer may be gone already
+                    writer.hand_over()
                     await self._flush()
             raise
         finally:

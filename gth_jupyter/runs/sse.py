@@ -1,10 +1,10 @@
 """Server-Sent Events framing with write coalescing and keep-alives.
 
 Frames are the official encoder's (``data: <json>\\n\\n``, LF only). Flushing after each of
-thousands of token frames costs more than the model's own stream, so frames are written into
-the transport's buffer and flushed at once only when a person is waiting on them (the first
-frame, the end of a run, a tool call); token deltas are flushed at most every ``window``
-seconds. A ``: keep-alive`` comment goes out whenever nothing was written for ``keepalive``
+thousands of token frames costs more than the model's own stream, so frames are gathered and
+handed to the transport, then flushed, at once only when a person is waiting on them (the first
+frame, the end of a run, a tool call); token deltas go out at most every ``window`` seconds, in
+one ``write``. A ``: keep-alive`` comment goes out whenever nothing was written for ``keepalive``
 seconds, so proxies and clients do not time out a silent model.
 """
 
@@ -49,14 +49,20 @@ _FAST_FRAMES = {
     ),
     EventType.TOOL_CALL_ARGS: ('data: {"type":"TOOL_CALL_ARGS","toolCallId":', "tool_call_id"),
 }
-_OPTIONAL = ("timestamp", "raw_event", "metadata", "subagent_run_id")
 
 
 def encode(event: BaseEvent) -> bytes:
     fast = _FAST_FRAMES.get(event.type)
     if fast is not None and not event.__pydantic_extra__:
         fields = event.__dict__
-        if all(fields.get(name) is None for name in _OPTIONAL):
+        get = fields.get
+        # The optional fields a frame leaves out when unset (each test is cheaper than a loop).
+        if (
+            get("timestamp") is None
+            and get("raw_event") is None
+            and get("metadata") is None
+            and get("subagent_run_id") is None
+        ):
             head, id_field = fast
             frame = f'{head}{_string(fields[id_field])},"delta":{_string(fields["delta"])}}}\n\n'
             return frame.encode("utf-8", "replace")
@@ -98,7 +104,8 @@ class SSEWriter:
         self.detached = False
         self._last_flush = 0.0
         self._last_write = time.monotonic()
-        self._dirty = False
+        # Frames not yet handed to the transport: one ``write`` per flush, not one per frame.
+        self._pending: list[bytes] = []
         self._timer: asyncio.TimerHandle | None = None
         self._pinger: asyncio.Task[None] | None = None
         self._error: BaseException | None = None
@@ -122,35 +129,54 @@ class SSEWriter:
         self.detached = True
         self._write = _drop
         self._flush = _nothing
+        self._pending.clear()
         self._error = None
 
     async def send(self, event: BaseEvent) -> None:
+        if self.put(event):
+            await self.flush()
+
+    def put(self, event: BaseEvent) -> bool:
+        """Frames ``event`` (numbered, with a journal) to go out with the next flush; ``True``
+        when it should go out now (:meth:`send` is ``put``, then :meth:`flush` when it says so),
+        else a flush is due within the window. The per-token path: no coroutine, one clock
+        read."""
         if self._error is not None:
             raise self._error
         frame = encode(event)
         if self.journal is not None:
             frame = self.journal.append(frame)
-        self._emit(frame)
-        now = time.monotonic()
+        self._pending.append(frame)
+        self.bytes_written += len(frame)
+        self._last_write = now = time.monotonic()
         if event.type not in _BATCHED or now - self._last_flush >= self.window:
-            await self.flush()
-        elif self._timer is None:
+            return True
+        if self._timer is None:
             delay = self.window - (now - self._last_flush)
             self._timer = asyncio.get_running_loop().call_later(delay, self._deferred_flush)
+        return False
 
     def _emit(self, data: bytes) -> None:
-        self._write(data)
+        self._pending.append(data)
         self.bytes_written += len(data)
-        self._dirty = True
         self._last_write = time.monotonic()
+
+    def hand_over(self) -> bool:
+        """Writes the frames gathered so far into the transport's buffer (without flushing
+        it); whether there were any."""
+        pending = self._pending
+        if not pending:
+            return False
+        self._write(pending[0] if len(pending) == 1 else b"".join(pending))
+        pending.clear()
+        return True
 
     async def flush(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if not self._dirty:
+        if not self.hand_over():
             return
-        self._dirty = False
         self._last_flush = time.monotonic()
         if not self.detachable:
             await self._flush()

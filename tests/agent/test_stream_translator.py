@@ -189,3 +189,46 @@ def test_agent_stream_event_union_round_trips_camel_case() -> None:
         "isError": True,
     }
     assert dump_agent_stream_event(TextEvent(delta="a")) == {"type": "text", "delta": "a"}
+
+
+def test_the_token_fast_path_yields_what_feed_would_for_every_kind_of_chunk() -> None:
+    """``Runtime.stream`` asks ``token`` first and feeds only what it declines: a mixed stream
+    gives the same items that way as through ``feed`` alone, and plain tokens take the fast
+    path."""
+    reasoning = {"reasoning_content": "hmm"}
+    call = {"name": "add", "args": '{"a": 1}', "id": "c1", "index": 1, "type": "tool_call_chunk"}
+    chunks: list[tuple[str, object]] = [
+        ("messages", (AIMessageChunk(content="Hel", id="lc_run--m1"), META)),
+        ("messages", (AIMessageChunk(content="lo", id="lc_run--m1"), META)),
+        ("messages", (AIMessageChunk(content="", id="lc_run--m1"), META)),
+        (
+            "messages",
+            (AIMessageChunk(content="", id="lc_run--m1", additional_kwargs=reasoning), META),
+        ),
+        ("messages", (AIMessageChunk(content="after", id="lc_run--m1"), META)),
+        ("messages", (AIMessageChunk(content="again", id="lc_run--m1"), META)),
+        ("messages", (AIMessageChunk(content="", id="lc_run--m1", tool_call_chunks=[call]), META)),
+        ("messages", (AIMessageChunk(content="x", id="lc_run--m1"), META)),
+        ("messages", (AIMessageChunk(content="", id="lc_run--m1", chunk_position="last"), META)),
+        ("messages", (AIMessageChunk(content="new", id="m2"), META)),
+        ("messages", (AIMessageChunk(content="no id", id=None), META)),
+        ("messages", (AIMessageChunk(content="m2 again", id="m2"), META)),
+        ("updates", {"model": {"messages": []}}),
+        ("messages", (AIMessageChunk(content="m2 after update", id="m2"), META)),
+        ("custom", {"type": "tool_output", "chunk": "out", "name": "shell"}),
+    ]
+    slow = feed_all(StreamTranslator(), chunks)
+    fast_translator = StreamTranslator()
+    fast: list[object] = []
+    taken = 0
+    for mode, data in chunks:
+        item = fast_translator.token(mode, data)
+        if item is None:
+            fast.extend(fast_translator.feed(mode, data))
+        else:
+            fast.append(item)
+            taken += 1
+    assert fast == slow
+    assert [type(i) for i in fast] == [type(i) for i in slow]
+    assert taken == 4  # lo, again, x, m2 again: the next text of the message still open
+    assert TextEvent(delta="lo") in fast

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ag_ui.core import TextMessageContentEvent, ToolCallArgsEvent
 
-from gth_jupyter.agui.mapping import EventMapper, with_delta
-from gth_jupyter.contract.events import TextEvent, ToolStartEvent
+from gth_jupyter.agui.mapping import EventMapper
+from gth_jupyter.contract.events import TextEvent, ToolStartEvent, with_delta
 from gth_jupyter.contract.run import AssistantMessageStart
 from gth_jupyter.runs.sse import encode
 

@@ -61,7 +61,9 @@ async def test_stopping_a_run_streaming_here_ends_it_with_run_cancelled(
 ) -> None:
     runs = RunService()
     prepared = await prepare_run(
-        make_runtime(["one two three " * 200]),
+        # Paced like a model (a frame reaches the transport only when the writer flushes), so
+        # the run is still going when it is stopped.
+        make_runtime([{"content": "one two three " * 200, "delayMs": 5}]),
         body("t1", "r1", [{"id": "u1", "role": "user", "content": "hi"}]),
     )
     sink = Sink()
@@ -150,3 +152,32 @@ async def test_a_kernel_is_asked_for_only_when_named_and_allowed() -> None:
         await runs.kernel_for("k1", allowed)  # this host runs no kernels
     assert (missing.value.status, missing.value.code) == (404, "kernel_not_found")
     assert allowed_calls == [True]
+
+
+async def test_a_cancelled_pump_still_hands_the_transport_every_frame_it_journaled(
+    make_runtime: RuntimeFactory,
+) -> None:
+    from gth_jupyter.runs import SSEPump
+
+    prepared = await prepare_run(
+        make_runtime([{"content": "one two three " * 50, "delayMs": 2}]),
+        body("t1", "r1", [{"id": "u1", "role": "user", "content": "hi"}]),
+    )
+    journal = RunJournal("r1", "t1", "alice")
+    sink = Sink()
+    flushed: list[int] = []
+
+    async def flush() -> None:
+        flushed.append(len(sink.data))
+
+    # A window longer than the test: the deltas wait in the writer until the pump ends.
+    pump = SSEPump(prepared, sink.write, flush, window=60, journal=journal)
+    task = asyncio.ensure_future(pump.run())
+    while journal.last_id < 10:  # the run is streaming deltas
+        await journal.wait(journal.last_id)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert b"RUN_FINISHED" not in sink.data and b"TEXT_MESSAGE_CONTENT" in sink.data
+    assert sink.data == b"".join(journal.after(0))  # nothing journaled was held back
+    assert flushed[-1] == len(sink.data)  # and the transport was flushed after it

@@ -107,3 +107,22 @@ def test_fast_delta_frames_equal_the_official_encoder_for_any_text(delta: str, i
         ToolCallArgsEvent(tool_call_id=ident, delta=delta),
     ):
         assert encode(event) == official.encode(event).encode("utf-8")
+
+
+async def test_frames_reach_the_transport_in_one_write_per_flush() -> None:
+    writes: list[bytes] = []
+    flushes = 0
+
+    async def flush() -> None:
+        nonlocal flushes
+        flushes += 1
+
+    async with SSEWriter(writes.append, flush, window=60) as writer:
+        await writer.send(RunStartedEvent(thread_id="t", run_id="r"))
+        for i in range(50):
+            assert not writer.put(TextMessageContentEvent(message_id="m", delta=str(i)))
+        assert len(writes) == 1  # the deltas wait, and not in the transport's buffer either
+        await writer.send(TextMessageEndEvent(message_id="m"))
+    assert len(writes) == 2 and flushes == 2
+    assert writes[1].count(b"TEXT_MESSAGE_CONTENT") == 50 and writes[1].endswith(b"}\n\n")
+    assert writer.bytes_written == len(b"".join(writes))
