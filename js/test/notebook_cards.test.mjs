@@ -132,6 +132,8 @@ test("insert_cell's card: the source as code, where it went, and a run's output 
   const failed = el.querySelector(".gth-tool[data-tool-name=insert_cell][data-tool-call-id=i2]");
   assert.equal(failed.dataset.status, "error");
   assert.match(failed.querySelector(".gth-run-error").textContent, /^NameError: name 'df' is not defined/);
+  assert.equal(failed.querySelector(".gth-notebook-insert > .gth-run-status").textContent, "Inserted cell 3 (id new-2), ran as [5]: error.");
+  assert.equal(failed.querySelectorAll(".gth-run-status").length, 1);
 
   call(agui, "i3", "insert_cell", { source: "x" }, { error: "No cell nope in analysis.ipynb." });
   frame();

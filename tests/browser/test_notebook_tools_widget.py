@@ -7,6 +7,7 @@ the gate has tests of its own.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from pathlib import Path
@@ -26,6 +27,14 @@ pytestmark = [
 FAILING = 'data = {"a": 1}\ndata["revenue"]'
 FIXED = 'data = {"revenue": 1}\ndata["revenue"]'
 INSERTED = "agent_answer = 6 * 7\nprint(agent_answer)"
+PLOT = "\n".join(
+    [
+        "import matplotlib.pyplot as plt",
+        "agent_fig, agent_ax = plt.subplots(figsize=(3, 2))",
+        "agent_ax.plot([1, 2, 3], [2, 1, 3])",
+        "plt.show()",
+    ]
+)
 
 
 def calls(name: str, args: dict[str, Any], answer: str) -> list[Any]:
@@ -38,6 +47,7 @@ SCRIPTS: dict[str, list[Any]] = {
     "insert": calls("insert_cell", {"source": INSERTED, "run": True}, "Inserted."),
     "edit": calls("edit_cell", {"cell_id": "c-fail", "source": FIXED}, "Edited."),
     "button": calls("run_python", {"code": "agent_z = 1"}, "Ran."),
+    "plot": calls("insert_cell", {"source": PLOT, "run": True}, "A line that dips and rises."),
 }
 EXTRA_CONFIG = {"builtInTools": ["run_python"], "approvals": "bypass"}
 
@@ -154,3 +164,32 @@ def test_insert_as_cell_puts_run_python_code_below_the_asking_cell(
     assert source_of(notebook, 3) == "agent_z = 1"
     # Inserted, not run.
     expect(notebook.cells.nth(3).locator(".jp-InputPrompt")).to_have_text(re.compile(r"^\[ ?\]:?$"))
+
+
+def test_a_plot_from_an_inserted_cell_reaches_the_model_once(
+    jupyter: JupyterServer, notebook: NotebookPage
+) -> None:
+    script, _ = open_and_ask(jupyter, notebook, "plot")
+    notebook.run_cells(0, 2)
+    root = notebook.ready_widget()
+    card = root.locator(".gth-tool[data-tool-name=insert_cell]")
+    expect(card.locator("img.gth-tool-image")).to_have_count(1, timeout=60_000)
+    expect(notebook.cells.nth(3).locator(".jp-OutputArea-output img")).to_have_count(1)
+    expect(root).to_have_attribute("data-state", "idle", timeout=STEP_MS)
+    notebook.shot("plot in the insert_cell card", root)
+    records = script.wait_records(2)
+    images = [
+        block
+        for message in records[1]["messages"]
+        if message.get("type") == "human" and isinstance(message.get("content"), list)
+        for block in message["content"]
+        if isinstance(block, dict) and block.get("type") in ("image", "image_url")
+    ]
+    assert len(images) == 1, records[1]["messages"]
+    found = json.dumps(images[0])
+    data = re.search(r"iVBORw0KGgo[A-Za-z0-9+/=]+", found)
+    assert data and base64.b64decode(data.group(0))[:8] == b"\x89PNG\r\n\x1a\n", found
+    # Once in all the model received: in that block, never in the tool result.
+    assert sum(json.dumps(r).count(data.group(0)) for r in records) == 1
+    result = tool_result(records)
+    assert result["images"] == [{"mimeType": "image/png", "data": None, "omitted": True}], result

@@ -49,9 +49,12 @@ export function renderInsert(doc, v) {
   if (typeof v?.cell_id !== "string") return null;
   const where = `Inserted cell ${v.index ?? "?"} (id ${v.cell_id})`;
   const ran = typeof v.status === "string" ? renderRunPython(doc, v) : null;
-  const count = typeof v.execution_count === "number" ? `, ran as [${v.execution_count}]` : "";
+  // The run's own status line ("ok") would repeat this one, which says how it went.
+  ran?.querySelector(".gth-run-status")?.remove();
+  const count = typeof v.execution_count === "number" ? `, ran as [${v.execution_count}]` : ", ran";
+  const how = ran ? `${count}${v.status === "ok" ? "" : `: ${v.status}`}` : "";
   return h(doc, "div", { cls: "gth-kernel gth-notebook-insert", data: ran ? { status: String(v.status) } : {} }, [
-    h(doc, "p", { cls: "gth-run-status", text: `${where}${ran ? count : ""}.` }),
+    h(doc, "p", { cls: "gth-run-status", text: `${where}${how}.` }),
     ran,
   ]);
 }
