@@ -23,7 +23,10 @@ the notebook's outputs anyway.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
+import threading
 import uuid
 import weakref
 from collections.abc import Callable, Mapping
@@ -73,6 +76,22 @@ class ChatOutput(Protocol):
     def send(self, content: dict[str, Any], buffers: Any = None) -> None: ...
 
 
+#: A digest of what each display shows now: an update that changes nothing is not sent (the
+#: notebook would draw the widget again for nothing).
+_shown: dict[str, str] = {}
+_shown_lock = threading.Lock()
+
+
+def _changed(display_id: str, data: Mapping[str, str]) -> bool:
+    """Whether ``data`` differs from what ``display_id`` shows, noting it as shown."""
+    digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+    with _shown_lock:
+        if _shown.get(display_id) == digest:
+            return False
+        _shown[display_id] = digest
+        return True
+
+
 def new_display_id() -> str:
     return f"gth-{uuid.uuid4().hex}"
 
@@ -101,7 +120,9 @@ def show(widget: ChatOutput) -> None:
 
     from .static_copy import waiting_copy
 
-    data, metadata = _bundle(widget, waiting_copy(widget.prompt))
+    static = waiting_copy(widget.prompt)
+    _changed(widget.display_id, static)
+    data, metadata = _bundle(widget, static)
     # IPython's display functions carry no annotations.
     display(data, raw=True, metadata=metadata, display_id=widget.display_id)  # type: ignore[no-untyped-call]
 
@@ -181,14 +202,16 @@ async def _refresh(
         from .static_copy import render_static_copy
 
         data = render_static_copy(view, prompt=request.prompt, save_photos=save_photos)
-        from IPython.display import update_display
+        if _changed(request.display_id, data):
+            from IPython.display import update_display
 
-        update_display(  # type: ignore[no-untyped-call]
-            {**request.view, **data},
-            raw=True,
-            metadata=request.metadata,
-            display_id=request.display_id,
-        )
+            update_display(  # type: ignore[no-untyped-call]
+                {**request.view, **data},
+                raw=True,
+                metadata=request.metadata,
+                display_id=request.display_id,
+            )
+        # Answered all the same: a page opened since may hold an older copy.
         widget.send({"type": "static", "displayId": request.display_id, "data": data})
     except Exception:
         # The page's copy stays as it was; the live widget is unaffected.

@@ -104,7 +104,7 @@ async function start({ model, view, doc, env, turns, staticCopy, signal }) {
   } else if (loaded.sent) {
     // This cell's turn ran already (a reload, or a turn that ended with no page open): the
     // kernel renders it again so the saved file holds its end, whichever page ran the cell.
-    void staticCopy.turnEnded();
+    void staticCopy.turnEnded({ onMount: true });
   }
   void turns.sendPending();
 }

@@ -41,9 +41,11 @@ function server(turns) {
   return { fetch, requests, runs: () => requests.filter((r) => r.url.endsWith("/run")) };
 }
 
+let displays = 0;
+/** The traits of a widget with an output of its own (the page remembers outputs it refreshed). */
 const traits = (/** @type {Record<string, any>} */ more) => ({
   thread_id: "t1", agent: "default", transport: "auto", base_url: "/base/", client_tools: [], pending_prompt: "",
-  display_id: "gth-d1", cell_id: "cell-1", kernel_id: "k-1", ...more,
+  display_id: `gth-d${++displays}`, cell_id: "cell-1", kernel_id: "k-1", ...more,
 });
 
 /** A bridge that records what it is asked. */
@@ -105,7 +107,7 @@ test("over the comm transport the turn's end names the turn only (the kernel ran
 test("the kernel's static copy goes to the notebook bridge, found by the widget's cell and kernel", async () => {
   const { document } = makeDom();
   const el = document.createElement("div");
-  const model = fakeModel(traits({ turn_id: "" }));
+  const model = fakeModel(traits({ turn_id: "", display_id: "gth-b1" }));
   const bridge = fakeBridge();
   /** @type {any} */ (globalThis).__gth_jupyter_notebook__ = bridge;
   try {
@@ -113,13 +115,13 @@ test("the kernel's static copy goes to the notebook bridge, found by the widget'
     const cleanup = mount({ model, el, env: testEnv(fetch) });
     await until(() => el.querySelector(".gth-root").dataset.ready === "true", "ready");
     model.deliver({ type: "static", displayId: "gth-other", data: DATA }); // another widget's output
-    model.deliver({ type: "static", displayId: "gth-d1", data: DATA });
+    model.deliver({ type: "static", displayId: "gth-b1", data: DATA });
     // (the widget's notebook tools ask the bridge too, with the same cell and kernel)
     assert.ok(bridge.calls.find.length >= 1);
     for (const where of bridge.calls.find) assert.deepEqual(where, { cellId: "cell-1", kernelId: "k-1" });
-    assert.deepEqual(bridge.calls.set, [{ displayId: "gth-d1", data: DATA }]);
+    assert.deepEqual(bridge.calls.set, [{ displayId: "gth-b1", data: DATA }]);
     cleanup();
-    model.deliver({ type: "static", displayId: "gth-d1", data: DATA }); // the view is gone
+    model.deliver({ type: "static", displayId: "gth-b1", data: DATA }); // the view is gone
     assert.equal(bridge.calls.set.length, 1);
   } finally {
     delete (/** @type {any} */ (globalThis).__gth_jupyter_notebook__);
@@ -127,7 +129,7 @@ test("the kernel's static copy goes to the notebook bridge, found by the widget'
 });
 
 test("without a bridge, or with one that fails or finds no notebook, the static answer changes nothing", () => {
-  const model = fakeModel(traits({}));
+  const model = fakeModel(traits({ display_id: "gth-d1" }));
   const gone = new AbortController();
   /** @type {any} */
   let bridge;
@@ -161,6 +163,16 @@ test("a turn the thread already has is shown, never sent again, and its copy ref
   const ends = model.sent.filter((m) => m.type === "turn_end");
   assert.deepEqual(ends.map((m) => [m.turnIds, m.view.messages.at(-1).content]), [[["tt-2"], "hello"]]);
   cleanup();
+
+  // The kernel's refresh makes the notebook draw the widget again: the new view does not ask
+  // again (each refresh would ask for the next).
+  const again = document.createElement("div");
+  const cleanupAgain = mount({ model, el: again, env: testEnv(fetch) });
+  await until(() => again.querySelector(".gth-root").dataset.ready === "true", "ready again");
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(model.sent.filter((m) => m.type === "turn_end").length, 1);
+  assert.equal(runs().length, 0);
+  cleanupAgain();
 });
 
 /** A view's turns with a stand-in chat and view. */

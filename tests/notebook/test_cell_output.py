@@ -171,6 +171,20 @@ def test_the_turns_end_over_the_comm_transport_updates_the_display(
     assert static["displayId"] == display_id
     assert static["data"] == {k: v for k, v in update["data"].items() if k != WIDGET_VIEW}
 
+    # Asked again (a view mounted on the answered turn): the page gets the copy, and the output
+    # is not updated with the same copy (the notebook would draw the widget again for nothing).
+    send_to_widget(kernel, comm_id, {"type": "turn_end", "turnIds": [turn_id]})
+    updates: list[Any] = []
+
+    def static_again(message: dict[str, Any]) -> dict[str, Any] | None:
+        if message["msg_type"] == "update_display_data":
+            updates.append(message)
+        content = from_widget(message)
+        return content if content and content.get("type") == "static" else None
+
+    assert wait_for(kernel, static_again, "second static reply") == static
+    assert updates == []
+
 
 def test_a_malformed_turn_end_gets_an_error_reply(kernel: Any) -> None:
     ok(kernel, "%load_ext gth_jupyter")

@@ -12,6 +12,13 @@
 export const MAX_VIEW_CHARS = 4_000_000;
 
 /**
+ * The outputs this page asked the kernel to refresh. Updating an output makes the notebook draw
+ * the widget again, which mounts a new view: a view that mounts on an answered turn asks only
+ * when this page has not asked yet, or each refresh would ask for the next.
+ */
+const asked = new Set();
+
+/**
  * @typedef {import("../comm.js").AnyModel} AnyModel
  * @typedef {{ find(where: { cellId: string, kernelId: string }): null | undefined | {
  *   setStaticCopy(copy: { displayId: string, data: Record<string, string> }): unknown } }} Bridge
@@ -51,9 +58,15 @@ export function wireStaticCopy({ model, signal, bridge = pageBridge }) {
     viewFrom(source) {
       viewOf = source;
     },
-    /** A turn of this view ended (or was found ended): the kernel renders it into the output. */
-    async turnEnded() {
-      if (signal.aborted || !model.get("display_id")) return;
+    /**
+     * A turn of this view ended (or, `onMount`, was found ended when the view mounted): the
+     * kernel renders it into the output.
+     * @param {{ onMount?: boolean }} [opts]
+     */
+    async turnEnded({ onMount = false } = {}) {
+      const displayId = String(model.get("display_id") || "");
+      if (signal.aborted || !displayId || (onMount && asked.has(displayId))) return;
+      asked.add(displayId);
       const turnId = String(model.get("turn_id") || "");
       /** @type {{ type: string, turnIds: string[], view?: { messages: any[], interrupts: any[] } }} */
       const message = { type: "turn_end", turnIds: turnId ? [turnId] : [] };
