@@ -101,6 +101,7 @@ def test_read_notebook_sees_an_unsaved_edit_and_the_traceback(
     expect(card.locator(".gth-notebook-read")).to_contain_text("Read 4 of 4 cells", timeout=STEP_MS)
     expect(card.locator(".gth-nb-cell[data-error=true]")).to_contain_text("KeyError")
     expect(root).to_have_attribute("data-state", "idle", timeout=STEP_MS)
+    notebook.shot("read_notebook card", root)
     read = tool_result(script.wait_records(2))
     cells = {c["id"]: c for c in read["cells"]}
     assert cells["c-fail"]["source"].endswith("# edited by hand"), cells["c-fail"]
@@ -141,6 +142,7 @@ def test_edit_cell_changes_the_cell_and_shows_the_diff(
     expect(card.locator(".gth-diff-del")).to_have_text('- data = {"a": 1}\n', timeout=STEP_MS)
     expect(card.locator(".gth-diff-add")).to_have_text('+ data = {"revenue": 1}\n')
     assert source_of(notebook, 1) == FIXED
+    notebook.shot("edit_cell diff", root)
     result = tool_result(script.wait_records(2))
     assert result == {
         "cell_id": "c-fail",
