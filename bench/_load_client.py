@@ -8,7 +8,10 @@ JSON on standard input and prints its findings as JSON on standard output::
     {"targets": [{"host": "127.0.0.1", "port": 8000, "path": "/agents/default/run",
                   "headers": {"Authorization": "token ..."}}],
      "bodies": ["<RunAgentInput JSON>", ...],     # one per stream; stream i goes to target i % len
-     "tokens": 200, "timeout": 120}
+     "tokens": 200, "timeout": 120, "ramp": 0}
+
+With ``ramp`` (seconds), stream i opens at ``i * ramp / N`` instead of all at once, as users'
+requests arrive spread out rather than in one instant.
 
 Per stream it notes the time to the first SSE frame (``ttfb``: from opening the connection to
 the first ``data:`` frame complete), to the first ``TEXT_MESSAGE_CONTENT`` frame, and the gap
@@ -170,7 +173,11 @@ async def one_stream(target: dict[str, Any], index: int, body: bytes, tokens: in
     return result
 
 
-async def guarded(target: dict[str, Any], index: int, body: bytes, job: dict[str, Any]) -> Stream:
+async def guarded(
+    target: dict[str, Any], index: int, body: bytes, job: dict[str, Any], delay: float = 0.0
+) -> Stream:
+    if delay > 0:
+        await asyncio.sleep(delay)
     try:
         return await asyncio.wait_for(
             one_stream(target, index, body, job["tokens"]), job["timeout"]
@@ -204,9 +211,10 @@ async def run(job: dict[str, Any]) -> dict[str, Any]:
     gc.disable()  # the client's own pauses would show as gaps; it allocates little
     cpu = cpu_seconds()
     start = time.perf_counter()
+    step = float(job.get("ramp") or 0.0) / max(len(bodies), 1)
     streams = await asyncio.gather(
         *(
-            guarded(targets[i % len(targets)], i % len(targets), body, job)
+            guarded(targets[i % len(targets)], i % len(targets), body, job, i * step)
             for i, body in enumerate(bodies)
         )
     )

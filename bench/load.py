@@ -23,9 +23,18 @@ limit), how busy the machine's CPUs were, connections dropped by a full accept q
 against the official adapter; for two servers also the streams each completed and what they did
 in the shared stores (PostgreSQL transactions and Redis commands per run, the CPU of the
 PostgreSQL backends and Redis). The last line checks the goal: 200 streams, none lost, gap p99
-under 50 ms for ours. Run from the repository root::
+under 50 ms for ours.
+
+``--capacity`` measures instead how many concurrent streams one server process holds at a real
+model's pace (``--pace-ms``, 30 ms between tokens): for ours (one ``--memory`` server) and the
+official adapter, in turn at each step, N streams of ``--capacity-tokens`` tokens whose starts
+are spread over ``--ramp`` seconds; N doubles from ``--capacity-start`` until a level fails,
+then is bisected. A level holds when every stream completes and the gap between consecutive
+frames at the client has p99 under ``--gap-limit-ms`` (50). It prints every level tried and the
+largest that held, for each. Run from the repository root::
 
     .venv/bin/python bench/load.py                                  # N = 50 and 200 (~2 min)
+    .venv/bin/python bench/load.py --capacity                       # ~3 min on 2 cores
     .venv/bin/python bench/load.py --streams 50,200 --tokens 200 --delay-ms 5
     .venv/bin/python bench/load.py --only official --official-raw-events false
     .venv/bin/python bench/load.py --streams 200 --only ours1 --profile-server /tmp/load.prof
@@ -47,8 +56,8 @@ import tempfile
 import time
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Generator, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -104,6 +113,21 @@ class Settings:
     only: list[str]
     official_raw_events: bool | None
     profile_server: Path | None
+    #: Seconds over which the streams' starts are spread (0: all at once).
+    ramp: float = 0.0
+    capacity: Capacity | None = None
+
+
+@dataclass
+class Capacity:
+    """The capacity search (``--capacity``)."""
+
+    pace_ms: float = 30.0
+    tokens: int = 100
+    ramp: float = 1.0
+    gap_limit: float = GOAL_GAP_P99
+    start: int = 10
+    most: int = 1024
 
 
 @dataclass
@@ -303,9 +327,17 @@ def serve_supports_postgres() -> str | None:
 # -- servers -------------------------------------------------------------------------------------
 
 
+def scripted_answers(s: Settings, runs: int) -> list[Any]:
+    """One answer per run a server will see: the warm-up runs' first, without the token delay
+    (they only take first-request costs out of the way), then the paced ones."""
+    text = script_text(s.tokens)
+    fast: list[Any] = [{"content": text, "delayMs": 0}] * min(s.warmup, runs)
+    return fast + [text] * (runs - len(fast))
+
+
 def server_config(s: Settings, runs: int) -> dict[str, Any]:
     """The scripted model with one answer per run this server will see (warm-up included)."""
-    responses = [script_text(s.tokens)] * runs
+    responses = scripted_answers(s, runs)
     llm = {"type": "fake", "tokenDelayMs": s.delay_ms, "responses": responses}
     return {"llm": llm, "builtInTools": []}
 
@@ -392,6 +424,8 @@ async def servers_for(
                     str(s.delay_ms),
                     "--responses",
                     str(runs),
+                    "--warmup",
+                    str(s.warmup),
                 ]
                 if s.official_raw_events is not None:
                     command += ["--official-raw-events", str(s.official_raw_events).lower()]
@@ -439,8 +473,14 @@ def client_job(s: Settings, servers: list[Server], streams: int) -> dict[str, An
     for _ in range(streams):
         user = {"id": new_id("user"), "role": "user", "content": PROMPT}
         bodies.append(run_body(new_id("load"), [user]).decode("utf-8"))
-    timeout = s.timeout
-    return {"targets": targets, "bodies": bodies, "tokens": s.tokens, "timeout": timeout}
+    timeout = s.timeout + s.ramp
+    return {
+        "targets": targets,
+        "bodies": bodies,
+        "tokens": s.tokens,
+        "timeout": timeout,
+        "ramp": s.ramp,
+    }
 
 
 async def run_client(job: dict[str, Any], timeout: float) -> dict[str, Any]:
@@ -505,7 +545,7 @@ async def measure(
 # -- the official adapter, served (``--serve-official``) ------------------------------------------
 
 
-def serve_official(port: int, tokens: int, delay_ms: float, responses: int, raw: str | None) -> int:
+def serve_official(port: int, s: Settings, responses: int, raw: str | None) -> int:
     """The official adapter's FastAPI endpoint on our graph, under uvicorn, in this process."""
     import uvicorn
     from ag_ui_langgraph import LangGraphAgent, add_langgraph_fastapi_endpoint
@@ -516,7 +556,8 @@ def serve_official(port: int, tokens: int, delay_ms: float, responses: int, raw:
     from gth_jupyter.models import FakeChatModel
 
     # As stream_overhead.official_way sets it up, with the token delay of this bench.
-    model = FakeChatModel(responses=[script_text(tokens)] * responses, tokenDelayMs=delay_ms)
+    answers = scripted_answers(s, responses)
+    model = FakeChatModel(responses=answers, tokenDelayMs=s.delay_ms)
     graph = build_graph(model, [], [], checkpointer=InMemorySaver())
     graph.context_schema = None  # the adapter passes configurable as context; see that bench
     kwargs: dict[str, Any] = {}
@@ -665,6 +706,135 @@ def report(s: Settings, outcomes: list[Outcome], info: dict[str, Any]) -> list[s
     return lines
 
 
+# -- capacity ------------------------------------------------------------------------------------
+
+
+def holds(o: Outcome, limit: float) -> bool:
+    """Every stream complete, and the gap p99 under ``limit`` seconds."""
+    c = o.client
+    p99 = c.get("gap", {}).get("p99")
+    return (
+        not o.skipped
+        and c.get("failed", 1) == 0
+        and c.get("completed") == o.streams
+        and p99 is not None
+        and p99 < limit
+    )
+
+
+def search(start: int, most: int) -> Generator[int, bool, int]:
+    """The levels to try: N doubles from ``start`` while it holds, then the gap between the
+    largest level that held and the smallest that did not is bisected to within a tenth (or
+    2 streams). Sent whether each level held; returns the largest that held (0: none)."""
+    held, failed = 0, None
+    n = start
+    while failed is None:
+        if (yield n):
+            held = n
+            if n >= most:
+                return held
+            n = min(n * 2, most)
+        else:
+            failed = n
+    while failed - held > max(2, held // 10):
+        n = (held + failed) // 2
+        if (yield n):
+            held = n
+        else:
+            failed = n
+    return held
+
+
+async def run_capacity(s: Settings, cap: Capacity, info: dict[str, Any]) -> dict[str, Any]:
+    """Each configuration's search, a level of each in turn (so that a change in the machine's
+    load touches both alike), on a fresh server process per level."""
+    paced = replace(s, tokens=cap.tokens, delay_ms=cap.pace_ms, warmup=1, ramp=cap.ramp)
+    print(
+        f"capacity: {cap.tokens} tokens per stream, {cap.pace_ms:g} ms between tokens, starts "
+        f"spread over {cap.ramp:g} s; a level holds when every stream completes with gap p99 < "
+        f"{cap.gap_limit * 1000:.0f} ms; configurations {s.only}; load average "
+        f"{info['load_start']}",
+        flush=True,
+    )
+    searches = {config: search(cap.start, cap.most) for config in s.only}
+    asked = {config: next(gen) for config, gen in searches.items()}
+    found: dict[str, int] = {}
+    tried: list[Outcome] = []
+    with tempfile.TemporaryDirectory(prefix="gth-load-") as tmp:
+        while asked:
+            for config in list(asked):
+                n = asked[config]
+                print(f"  {LABELS[config]}: N={n}", flush=True)
+                try:
+                    outcome = await measure(config, paced, n, Path(tmp), None, None)
+                except (BenchError, httpx.HTTPError, OSError) as exc:
+                    outcome = Outcome(config, n, skipped=f"{type(exc).__name__}: {exc}"[:500])
+                tried.append(outcome)
+                ok = holds(outcome, cap.gap_limit)
+                c = outcome.client
+                print(
+                    f"    {outcome.skipped or ''}{c.get('completed', 0)}/{n} complete, gap p99 "
+                    f"{ms(c.get('gap', {}).get('p99'))} ms: {'holds' if ok else 'does not hold'}",
+                    flush=True,
+                )
+                try:
+                    asked[config] = searches[config].send(ok)
+                except StopIteration as done:
+                    found[config] = done.value
+                    del asked[config]
+    info["load_end"] = load_average()
+    report_capacity(cap, tried, found, info)
+    return {
+        "settings": {**vars(cap), "only": s.only, "warmup": paced.warmup},
+        "capacity": found,
+        "levels": [vars(o) | {"holds": holds(o, cap.gap_limit)} for o in tried],
+        **info,
+    }
+
+
+def report_capacity(
+    cap: Capacity, tried: list[Outcome], found: dict[str, int], info: dict[str, Any]
+) -> None:
+    print()
+    print(
+        f"Capacity of one server process: {cap.tokens}-token streams at {cap.pace_ms:g} ms "
+        f"between tokens, starts spread over {cap.ramp:g} s (times in ms)"
+    )
+    header = (
+        f"{'configuration':<36}{'N':>5}{'done':>6}{'gap p50':>9}{'p99':>8}{'max':>8}"
+        f"{'TTFB p99':>9}{'srv CPU s':>10}{'CPU/wall':>9}{'busy':>6}  holds"
+    )
+    print(header)
+    print("-" * len(header))
+    for config in found:
+        for o in sorted((o for o in tried if o.config == config), key=lambda o: o.streams):
+            if o.skipped:
+                print(f"{LABELS[config]:<36}{o.streams:>5}  skipped: {o.skipped}")
+                continue
+            c = o.client
+            cpu = total_cpu(o)
+            cpu_text = "-" if cpu is None else f"{cpu:.1f}"
+            share = "-" if cpu is None else f"{cpu / c['wall']:.0%}"
+            busy = "-" if o.machine_busy is None else f"{o.machine_busy:.0%}"
+            print(
+                f"{LABELS[config]:<36}{o.streams:>5}{c['completed']:>6}{ms(c['gap']['p50']):>9}"
+                f"{ms(c['gap']['p99']):>8}{ms(c['gap']['max']):>8}{ms(c['ttfb']['p99']):>9}"
+                f"{cpu_text:>10}{share:>9}{busy:>6}  {'yes' if holds(o, cap.gap_limit) else 'no'}"
+            )
+    print(
+        "gap: between consecutive SSE frames of a stream at the client; srv CPU s: the server "
+        "process over the level; CPU/wall: its share of one core; busy: all CPUs of the machine."
+    )
+    parts = [f"{LABELS[c]}: {n} streams" for c, n in found.items()]
+    if "ours1" in found and found.get("official"):
+        parts.append(f"ours / official {found['ours1'] / found['official']:.1f}x")
+    print(f"\ncapacity (largest N that held): {'; '.join(parts)}")
+    print(
+        f"Load average {info['load_start']} at start, {info['load_end']} at end; "
+        f"{info['machine']['cpu_count']} CPUs, CPython {info['machine']['python']}"
+    )
+
+
 # -- main ----------------------------------------------------------------------------------------
 
 
@@ -681,6 +851,8 @@ async def run(s: Settings) -> dict[str, Any]:
         f"configurations {s.only}; load average {info['load_start']}",
         flush=True,
     )
+    if s.capacity is not None:
+        return await run_capacity(s, s.capacity, info)
     outcomes: list[Outcome] = []
     postgres_skip: str | None = None
     with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory(prefix="gth-load-") as tmp:
@@ -766,21 +938,44 @@ def parse_args(argv: Sequence[str] | None) -> Settings:
         help="run our servers under cProfile (CPU time): ours1's stats to PATH (top entries "
         "printed), ours2's to PATH.ours2-0/-1 (use with one N)",
     )
+    cap = parser.add_argument_group("capacity (--capacity)")
+    cap.add_argument(
+        "--capacity",
+        action="store_true",
+        help="find the most concurrent streams one server process holds (ours1 and official)",
+    )
+    cap.add_argument("--pace-ms", type=float, default=30.0, help="token delay, ms (30)")
+    cap.add_argument("--capacity-tokens", type=int, default=100, help="tokens per stream (100)")
+    cap.add_argument("--ramp", type=float, default=1.0, help="starts spread over, s (1)")
+    cap.add_argument("--gap-limit-ms", type=float, default=50.0, help="gap p99 limit, ms (50)")
+    cap.add_argument("--capacity-start", type=int, default=10, help="first N (10)")
+    cap.add_argument("--capacity-max", type=int, default=1024, help="largest N tried (1024)")
     parser.add_argument("--serve-official", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--responses", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_official is not None:
+        served = Settings([], args.tokens, args.delay_ms, args.warmup, 0, [], None, None)
         raise SystemExit(
-            serve_official(
-                args.serve_official,
-                args.tokens,
-                args.delay_ms,
-                args.responses,
-                args.official_raw_events,
-            )
+            serve_official(args.serve_official, served, args.responses, args.official_raw_events)
         )
     streams = [int(x) for x in args.streams.split(",") if x.strip()]
     only = [x.strip() for x in args.only.split(",") if x.strip()]
+    capacity: Capacity | None = None
+    if args.capacity:
+        capacity = Capacity(
+            pace_ms=args.pace_ms,
+            tokens=args.capacity_tokens,
+            ramp=args.ramp,
+            gap_limit=args.gap_limit_ms / 1000,
+            start=args.capacity_start,
+            most=args.capacity_max,
+        )
+        if "--only" not in " ".join(argv if argv is not None else sys.argv):
+            only = ["ours1", "official"]
+        if "ours2" in only:
+            parser.error("--capacity measures one server process: --only ours1,official")
+        if min(capacity.tokens, capacity.start) < 1 or capacity.most < capacity.start:
+            parser.error("--capacity-tokens, --capacity-start must be >= 1, max >= start")
     unknown = [x for x in only if x not in CONFIGS]
     if unknown:
         parser.error(f"unknown configurations {unknown}; choose from {CONFIGS}")
@@ -796,6 +991,7 @@ def parse_args(argv: Sequence[str] | None) -> Settings:
         only=only,
         official_raw_events=raw,
         profile_server=args.profile_server.resolve() if args.profile_server else None,
+        capacity=capacity,
     )
 
 
