@@ -199,6 +199,8 @@ async def _refresh(
 ) -> None:
     try:
         view, save_photos = await _read(request, registry)
+        if view is None:
+            return
         from .static_copy import render_static_copy
 
         data = render_static_copy(view, prompt=request.prompt, save_photos=save_photos)
@@ -231,10 +233,14 @@ def _is_view(value: Any) -> bool:
 
 async def _read(
     request: _Request, registry: Callable[[], AgentRegistry]
-) -> tuple[dict[str, Any], bool]:
+) -> tuple[dict[str, Any] | None, bool]:
     """The requested turns as one view (messages in order, then interrupts), and whether photos
     may be saved (``jupyter.savePhotos``). The kernel's store first; the page's view when the
-    store has nothing of them (or the kernel's agent cannot be built)."""
+    store has nothing of them (or the kernel's agent cannot be built).
+
+    ``None`` while a run of those turns is in flight again (a follow-up, an approval answered
+    since the page asked): refreshing the output draws the widget again, and the view that goes
+    stops the run it shows. That run's end asks again."""
     from ..agui import thread_view
 
     try:
@@ -247,6 +253,8 @@ async def _read(
             raise
         log.warning("gth-jupyter: the thread could not be read here; using the page's copy")
         return _page_view(request.page_view), False
+    if _running(views[-1], request.turns):
+        return None, False
     merged: dict[str, Any] = {
         "messages": [m for v in views for m in v["messages"]],
         "interrupts": [i for v in views for i in v["interrupts"]],
@@ -255,6 +263,15 @@ async def _read(
         merged = _page_view(request.page_view)
     jupyter = getattr(agents.config, "jupyter", None)
     return merged, bool(getattr(jupyter, "save_photos", False))
+
+
+def _running(view: Mapping[str, Any], turns: tuple[str, ...]) -> bool:
+    """Whether a run of ``turns`` (none: the whole thread) holds the thread: the thread's last
+    turn is one of them and a run is in flight."""
+    if not view.get("busy"):
+        return False
+    listed = view.get("turns") or []
+    return not turns or (bool(listed) and listed[-1].get("turnId") in turns)
 
 
 def _page_view(view: Mapping[str, Any]) -> dict[str, Any]:

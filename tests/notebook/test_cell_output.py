@@ -265,3 +265,50 @@ def test_a_turns_end_reads_the_thread_without_starting_mcp_servers(
     assert reply["displayId"] == display_id
     assert "Hello there" in reply["data"]["text/html"]  # the prompt: the thread has no turn yet
     assert not spawned.exists()
+
+
+def test_no_refresh_while_a_run_of_the_turn_is_in_flight(kernel: Any, tmp_path: Path) -> None:
+    """Refreshing the output draws the widget again, and the view that goes stops the run it
+    shows: while a run of the widget's turn is in flight (a follow-up, an approval answered), a
+    ``turn_end`` changes nothing; the run's end asks again."""
+    slow = {"content": " ".join(f"w{i}" for i in range(400)), "delayMs": 20}
+    config = {"llm": {"type": "fake", "responses": [slow]}}
+    (tmp_path / ".gsloth.config.json").write_text(json.dumps(config))
+    ok(kernel, "%load_ext gth_jupyter")
+    ok(kernel, "w = %gth --transport comm Go slowly.\nw")
+    ids = ok(kernel, "import json\nprint(json.dumps([w.comm.comm_id, w.thread_id, w.turn_id]))")
+    comm_id, thread_id, turn_id = json.loads(printed(ids))
+    body = {
+        "threadId": thread_id,
+        "runId": "r-slow",
+        "messages": [{"id": "u-1", "role": "user", "content": "Go slowly."}],
+        "forwardedProps": {"gth": {"turnId": turn_id}},
+    }
+    send_to_widget(kernel, comm_id, {"type": "run", "requestId": "q", "body": body})
+
+    def streaming(message: dict[str, Any]) -> bool:
+        content = from_widget(message)
+        return bool(content and content.get("type") == "chunk" and "w1 " in content["data"])
+
+    wait_for(kernel, streaming, "the run's first words")
+    send_to_widget(kernel, comm_id, {"type": "turn_end", "turnIds": [turn_id]})
+    early: list[str] = []
+
+    def run_end(message: dict[str, Any]) -> bool:
+        content = from_widget(message)
+        if message["msg_type"] == "update_display_data" or (content or {}).get("type") == "static":
+            early.append(message["msg_type"])
+        return bool(content and content.get("type") == "end")
+
+    wait_for(kernel, run_end, "end of the run")
+    assert early == []
+
+    send_to_widget(kernel, comm_id, {"type": "turn_end", "turnIds": [turn_id]})
+
+    def update(message: dict[str, Any]) -> dict[str, Any] | None:
+        if message["msg_type"] != "update_display_data":
+            return None
+        content: dict[str, Any] = message["content"]
+        return content
+
+    assert "w399" in wait_for(kernel, update, "display update")["data"]["text/plain"]
