@@ -99,7 +99,13 @@ def dump_agent_stream_event(event: AgentStreamEvent) -> dict[str, object]:
 
 _M = TypeVar("_M", bound=BaseModel)
 _new = object.__new__
-_setattr = object.__setattr__  # how pydantic itself sets a model's slots without validating
+# The setters of a pydantic model's four slots (what ``object.__setattr__`` finds, without the
+# lookup): ``with_delta`` runs twice per streamed token.
+_SLOTS = BaseModel.__dict__
+_set_dict = _SLOTS["__dict__"].__set__
+_set_fields_set = _SLOTS["__pydantic_fields_set__"].__set__
+_set_extra = _SLOTS["__pydantic_extra__"].__set__
+_set_private = _SLOTS["__pydantic_private__"].__set__
 
 
 def with_delta(template: _M, delta: str) -> _M:
@@ -113,8 +119,8 @@ def with_delta(template: _M, delta: str) -> _M:
     event = _new(type(template))
     fields = template.__dict__.copy()
     fields["delta"] = delta
-    _setattr(event, "__dict__", fields)
-    _setattr(event, "__pydantic_fields_set__", template.__pydantic_fields_set__)
-    _setattr(event, "__pydantic_extra__", template.__pydantic_extra__)
-    _setattr(event, "__pydantic_private__", template.__pydantic_private__)
+    _set_dict(event, fields)
+    _set_fields_set(event, template.__pydantic_fields_set__)
+    _set_extra(event, template.__pydantic_extra__)
+    _set_private(event, template.__pydantic_private__)
     return event
