@@ -53,7 +53,10 @@ function watchPanel(panel) {
   void panel.context.ready.then(() => session.ready).then(check);
   session.kernelChanged.connect(check);
   session.statusChanged.connect((_, status) => {
-    if (status === "restarting" || status === "autorestarting") restarting = true;
+    // A restart asked by another page or through the REST API shows only as the new kernel
+    // process "starting" (its first words): ask it now.
+    if (status === "starting") check();
+    else if (status === "restarting" || status === "autorestarting") restarting = true;
     else if (restarting && status === "idle") {
       restarting = false;
       check();

@@ -307,3 +307,41 @@ def test_ask_gth_can_be_turned_off(jupyter: JupyterServer, notebook: NotebookPag
         expect(output.locator(".gth-ask-button")).to_have_count(0)
     finally:
         settings.unlink()
+
+
+LIVE_WIDGET = """\
+import ipywidgets
+from IPython.display import display
+button = ipywidgets.Button(description="live widget")
+view = {"model_id": button.model_id, "version_major": 2, "version_minor": 1}
+display(
+    {"application/vnd.jupyter.widget-view+json": view, "text/plain": "the static copy"},
+    raw=True,
+    metadata={"gth_jupyter": {"display": "live-1"}},
+)"""
+
+
+def test_a_live_widget_stays_until_its_kernel_restarts(
+    jupyter: JupyterServer, notebook: NotebookPage
+) -> None:
+    rel = f"bridge-live-{jupyter.app}.ipynb"
+    write_notebook(jupyter.root / rel, [LIVE_WIDGET])
+    open_with_bridge(notebook, rel)
+    notebook.run_cell(0)
+    output = notebook.cells.nth(0).locator(".jp-OutputArea-output")
+    expect(output.get_by_role("button", name="live widget")).to_be_visible(timeout=STEP_MS)
+
+    # Saved and reloaded: the page reconnects to the same kernel, which still has the widget.
+    save_until(notebook, rel, lambda content: any(c.get("outputs") for c in content["cells"]))
+    notebook.page.reload()
+    notebook.page.wait_for_function("() => globalThis.__gth_jupyter_notebook__?.version === 1")
+    notebook.wait_kernel(rel)
+    expect(output.get_by_role("button", name="live widget")).to_be_visible(timeout=STEP_MS)
+
+    # Kernel > Restart Kernel…: the widget ends, and the output falls back to its static copy.
+    page = notebook.page
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Kernel$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Restart Kernel")).first.click()
+    page.locator(".jp-Dialog-button.jp-mod-accept").click()
+    expect(output).to_have_text("the static copy", timeout=STEP_MS)
+    expect(notebook.page.get_by_text("Error displaying widget")).to_have_count(0)
