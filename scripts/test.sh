@@ -27,6 +27,7 @@ echo "== mypy"
 # The widget's JavaScript: its JSDoc types checked by TypeScript (strict), and ESLint.
 echo "== tsc"
 (cd js && npm run --silent typecheck)
+(cd labextension && npm run --silent typecheck)
 echo "== eslint"
 (cd js && npm run --silent lint)
 echo "== services"
