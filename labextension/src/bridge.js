@@ -170,6 +170,10 @@ export class NotebookHandle {
     const panel = this._open();
     const model = /** @type {any} */ (panel.model);
     const index = this._insertIndex(after, askingCellId, turnId);
+    // A call that cannot run leaves the notebook as it was.
+    if (run && cellType === "code" && !panel.sessionContext.session?.kernel) {
+      throw new Error(`The notebook ${this.path} has no running kernel.`);
+    }
     /** @type {any} */
     const cell = { cell_type: cellType, source, metadata: turnId ? { gth: { turnId } } : {} };
     if (cellType === "code") {
