@@ -4,7 +4,10 @@ copy of the folder; their saved outputs must read as answers.
 
 ``data-agent`` runs twice: with the shipped configuration its plot is refused (``run_python``
 asks, nobody can answer) and the output says how to allow it; with an ``allow`` entry for
-``run_python`` the plot itself is kept.
+``run_python`` the plot itself is kept. Either way its cell that fails on purpose (tagged
+``raises-exception``) does not stop the run, ``%gth --explain`` explains its ``KeyError`` from the
+kernel's last error, and ``%gth put that in a cell`` (no notebook to insert into) shows the code
+to paste.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ SHIPPED = ROOT / "notebooks"
 BIN = Path(sys.executable).parent
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 NO_BROWSER = "no browser is attached to this notebook run"
+NO_NOTEBOOK_TOOLS = "`insert_cell` tool is only offered when the chat widget finds its notebook"
 ALLOW_RUN_PYTHON = {"allow": [{"type": "tool", "matcher": "exact", "pattern": "run_python"}]}
 
 
@@ -128,6 +132,29 @@ def test_data_agent_keeps_the_plot_with_an_allow_entry_for_run_python(
     plot = copy_of(ran["data-agent allowed"], "plot revenue by month")
     assert "data:image/png;base64," in plot["text/html"]
     assert "nobody can approve" not in plot["text/plain"]
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("name", ["data-agent", "data-agent allowed"])
+def test_data_agent_explains_the_key_error_and_shows_the_code_to_paste(
+    ran: dict[str, Any], name: str
+) -> None:
+    book = ran[name]
+    (failing,) = [c for c in book.cells if "raises-exception" in c.metadata.get("tags", [])]
+    (error,) = failing.outputs
+    assert (error["output_type"], error["ename"]) == ("error", "KeyError"), error
+    # --explain sent the kernel's last error and the failing cell's code: the demo names the
+    # key, where it is looked up and the spelling the cell's comment holds.
+    explained = copy_of(book, "%gth --explain")
+    assert "KeyError: 'Revenue'" in explained["text/plain"], explained["text/plain"]
+    assert "in `sales`" in explained["text/plain"]
+    assert "use `sales['revenue']`" in explained["text/plain"]
+    assert "KeyError" in explained["text/html"]
+    # No notebook page to insert into: the answer says so and shows the plot's code, as
+    # run_python was asked to run it (refused above, or run with the allow entry).
+    pasted = copy_of(book, "put that in a cell")["text/plain"]
+    assert NO_NOTEBOOK_TOOLS in pasted, pasted
+    assert 'agent_totals = sales.groupby("month"' in pasted and "plt.show()" in pasted, pasted
 
 
 @pytest.mark.timeout(900)
