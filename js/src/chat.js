@@ -10,7 +10,7 @@ import { HttpAgent, randomUUID } from "@ag-ui/client";
 import { ActivityStore } from "./a2ui/activity.js";
 import { ChatEvents } from "./chat/events.js";
 import { failureEvent, forwardedProps, isAbort, refusalCode } from "./chat/run.js";
-import { callsToAnswer, runTools } from "./chat/tools.js";
+import { callsToAnswer, runTools, streamedArgs, suspendedArgs, turnMessageId } from "./chat/tools.js";
 import { blocksThread, isInterrupt } from "./interrupts.js";
 import { ReplayFilter } from "./reattach.js";
 import { StreamedText } from "./streamtext.js";
@@ -28,7 +28,10 @@ export class ChatController extends ChatEvents {
   /**
    * @param {{ url: string, threadId: string, registry: ToolRegistry, fetch?: any, ui?: ToolUi,
    *   maxRounds?: number, agent?: any, env?: any, turnId?: string, kernelId?: string,
-   *   detach?: boolean, eventsUrl?: (runId: string) => string, cancelRun?: (runId: string) => Promise<unknown> }} opts
+   *   detach?: boolean, eventsUrl?: (runId: string) => string, cancelRun?: (runId: string) => Promise<unknown>,
+   *   suspended?: () => Promise<any[]> }} opts
+   *   `suspended`: the interrupts the server's copy of the thread waits on (`GET gth/threads/{id}`),
+   *   read for the arguments of client tool calls whose approval the person edited
    */
   constructor(opts) {
     super();
@@ -67,6 +70,9 @@ export class ChatController extends ChatEvents {
     this.turnUserId = null;
     /** @type {AbortController | null} */
     this.toolAbort = null;
+    this.suspended = opts.suspended ?? null;
+    /** @type {Set<string>} Tool calls whose approval was answered here with edited arguments. */
+    this.editedCalls = new Set();
     /** A2UI activity contents by message id, so an ACTIVITY_DELTA can be drawn (a2ui/activity.js). */
     this.activities = new ActivityStore();
   }
@@ -131,6 +137,13 @@ export class ChatController extends ChatEvents {
   async resolveInterrupts(resume) {
     if (this.running) return false;
     const asked = this.agent.pendingInterrupts;
+    // An edited approval of a client tool (insert_cell's code card) changes the arguments the
+    // server hands the browser, not the call in the history: those are read from the server.
+    for (const entry of resume) {
+      if (entry?.payload?.editedArgs === undefined) continue;
+      const callId = this.pendingInterrupts.find((/** @type {any} */ i) => i?.id === entry.interruptId)?.toolCallId;
+      if (typeof callId === "string" && callId) this.editedCalls.add(callId);
+    }
     await this.#loop({ resume });
     // Only a finished run replaces the pending interrupts. When the answers did not get through
     // (a refusal, a failed request, Stop), ask again, or the thread could not go on.
@@ -211,7 +224,10 @@ export class ChatController extends ChatEvents {
         if (finished.outcome !== "success") break;
         const calls = this.#callsToAnswer(finished.pendingToolCallIds);
         if (!calls.length) break;
-        const answers = await this.#runTools(calls);
+        // A re-attached run's calls may have been approved with edits before the page loaded.
+        const argsOf = await this.#argsOf(calls, finished.interrupts, round === 1 && Boolean(params.attach));
+        if (this.stopped) break;
+        const answers = await this.#runTools(calls, argsOf);
         if (this.stopped) break;
         this.agent.addMessages(answers);
       }
@@ -308,8 +324,35 @@ export class ChatController extends ChatEvents {
     return callsToAnswer({ messages: this.agent.messages, turnUserId, pendingIds, fulfilled, registry });
   }
 
+  /**
+   * How each call gets its arguments: as the server suspended it (the interrupts a run ended
+   * with, else the server's copy of the thread, read only for calls approved here with edits or
+   * re-attached to), else as streamed. An edited call whose arguments cannot be read is answered
+   * with an error, unrun: it never runs with the arguments the person changed.
+   * @param {import("./chat/tools.js").ToolCall[]} calls @param {any[]} interrupts @param {boolean} reattached
+   */
+  async #argsOf(calls, interrupts, reattached) {
+    const given = suspendedArgs(interrupts);
+    const unsure = calls.some((c) => !given.has(c.id) && (reattached || this.editedCalls.has(c.id)));
+    if (unsure && this.suspended) {
+      const onServer = await this.suspended().catch(() => null);
+      for (const [id, args] of suspendedArgs(onServer)) if (!given.has(id)) given.set(id, args);
+    }
+    return (/** @type {import("./chat/tools.js").ToolCall} */ call) => {
+      const args = given.get(call.id);
+      if (args !== undefined) return args;
+      if (this.editedCalls.has(call.id)) {
+        throw new Error("The person approved this call with edits, which could not be read from the server, so it was not run.");
+      }
+      return streamedArgs(call);
+    };
+  }
+
   /** Run the handlers of `calls`; Stop aborts the one running and answers none after it. */
-  async #runTools(/** @type {import("./chat/tools.js").ToolCall[]} */ calls) {
+  async #runTools(
+    /** @type {import("./chat/tools.js").ToolCall[]} */ calls,
+    /** @type {(call: import("./chat/tools.js").ToolCall) => any} */ argsOf,
+  ) {
     const abort = new AbortController();
     this.toolAbort = abort;
     return runTools(calls, {
@@ -320,6 +363,9 @@ export class ChatController extends ChatEvents {
       fulfilled: this.fulfilled,
       stopped: () => this.stopped,
       emit: (e) => this.emit(e),
+      argsOf,
+      // The widget's turn, else the turn's user message (`%gth` alone tags no typed turn).
+      turnId: this.turnId || turnMessageId(this.agent.messages, this.turnUserId),
     });
   }
 }

@@ -246,3 +246,69 @@ test("Stop in the middle of an answer: the text so far stays in the history sent
   await chat.send("go on");
   assert.equal(requests[1].body.messages.find((m) => m.id === "cut")?.content, "half an answer");
 });
+
+/** An approval of insert_cell with run (a code card), and the runs after it is answered. */
+const INSERT = { source: "df.plot()", run: true };
+const insertApproval = { id: "int-1", reason: "confirmation", toolCallId: "c1", metadata: { gth: { value: { toolName: "insert_cell", args: INSERT, code: INSERT.source, codeArgument: "source" } } } };
+const insertRuns = () => [
+  (b) => [started(b), ...toolCall("c1", "insert_cell", INSERT), finished(b, { type: "interrupt", interrupts: [insertApproval] })],
+  (b) => [started(b), finished(b, { type: "success", pendingToolCallIds: ["c1"] })],
+  (b) => [started(b), ...text("m2", "Inserted."), finished(b)],
+];
+/** The server's copy of the thread: the call suspended with the arguments the edit gave it. */
+const suspendedWith = (args) => [{ id: "tc-1", reason: "tool_call", toolCallId: "c1", metadata: { gth: { clientTool: "insert_cell", args } } }];
+
+test("an approval edited here: the browser tool runs with the arguments the server suspended it with, not the streamed ones", async () => {
+  const seen = [];
+  let asked = 0;
+  const { chat, requests } = controller(insertRuns(), [tool("insert_cell", async (args) => { seen.push(args); return { cell_id: "n1" }; })], {
+    suspended: async () => { asked += 1; return suspendedWith({ source: "df.plot(kind='bar')", run: true }); },
+  });
+  await chat.send("put that in a cell");
+  // The code card edits `code`; the server moves it into `source` (codeArgument).
+  await chat.resolveInterrupts([{ interruptId: "int-1", status: "resolved", payload: { approved: true, editedArgs: { ...INSERT, code: "df.plot(kind='bar')" } } }]);
+  assert.deepEqual(seen, [{ source: "df.plot(kind='bar')", run: true }]);
+  assert.equal(asked, 1);
+  assert.equal(requests[2].body.messages.at(-1).toolCallId, "c1");
+});
+
+test("an approval answered without an edit runs the streamed arguments and asks the server nothing", async () => {
+  const seen = [];
+  let asked = 0;
+  const { chat } = controller(insertRuns(), [tool("insert_cell", async (args) => { seen.push(args); return {}; })], {
+    suspended: async () => { asked += 1; return suspendedWith({ source: "other" }); },
+  });
+  await chat.send("put that in a cell");
+  await chat.resolveInterrupts([{ interruptId: "int-1", status: "resolved", payload: { approved: true } }]);
+  assert.deepEqual(seen, [INSERT]);
+  assert.equal(asked, 0);
+});
+
+test("an edited approval whose arguments the server does not give back is answered with an error, unrun", async () => {
+  for (const suspended of [async () => { throw new Error("offline"); }, async () => [], undefined]) {
+    const seen = [];
+    const { chat, requests, events } = controller(insertRuns(), [tool("insert_cell", async (args) => { seen.push(args); return {}; })], { suspended });
+    await chat.send("put that in a cell");
+    await chat.resolveInterrupts([{ interruptId: "int-1", status: "resolved", payload: { approved: true, editedArgs: { ...INSERT, code: "x = 1" } } }]);
+    assert.deepEqual(seen, []); // never the model's original code
+    assert.match(JSON.parse(requests[2].body.messages.at(-1).content).error, /approved this call with edits.*not run/);
+    assert.equal(events.filter((e) => e.type === "tool-run").at(-1).status, "error");
+  }
+});
+
+test("a handler is told its turn: the widget's own, else the id of the turn's user message", async () => {
+  const turns = [];
+  const echo = tool("echo", async (_a, ctx) => { turns.push(ctx.turnId); return {}; });
+  const runs = (id) => [
+    (b) => [started(b), ...toolCall(id, "echo", {}), finished(b, { type: "success", pendingToolCallIds: [id] })],
+    (b) => [started(b), finished(b)],
+  ];
+  await controller(runs("c1"), [echo], { turnId: "turn-7" }).chat.send("go");
+  // `%gth` alone: no turn of its own; each typed turn is its user message.
+  const { chat, requests } = controller([...runs("c2"), ...runs("c3")], [echo]);
+  await chat.send("first");
+  await chat.send("second");
+  const users = requests.map((r) => r.body.messages.filter((m) => m.role === "user").at(-1).id);
+  assert.deepEqual(turns, ["turn-7", users[0], users[2]]);
+  assert.notEqual(users[0], users[2]);
+});

@@ -62,6 +62,8 @@ export async function connect({ model, view, doc, env, turnId, signal }) {
     detach: backend.detach,
     eventsUrl: backend.eventsUrl ?? undefined,
     cancelRun: backend.cancelRun ?? undefined,
+    // What the server suspended a client tool call with (an approval the person edited).
+    suspended: async () => (await backend.history(threadId, turnId || undefined)).interrupts,
   });
   signal.addEventListener("abort", () => chat.stop(), { once: true });
   chat.on((e) => view.handle(e));

@@ -15,7 +15,8 @@ import { notebookTools } from "./notebook.js";
  * @typedef {{ ask?: (q: {toolCallId: string, question: string, choices: string[], signal?: AbortSignal}) => Promise<string>,
  *   showImage?: (toolCallId: string | undefined, dataUrl: string) => void }} ToolUi
  * @typedef {{ toolCallId: string, toolName: string, signal: AbortSignal, log: (line: string) => void,
- *   ui?: ToolUi, env?: any }} ToolContext
+ *   ui?: ToolUi, env?: any, turnId?: string }} ToolContext
+ *   `turnId`: the turn the call belongs to (the widget's own, else its user message's id)
  * @typedef {{ name: string, description: string, parameters?: object,
  *   handler: (args: any, ctx: ToolContext) => Promise<any> }} ToolDef
  * @typedef {{ name: string, description?: string, parameters?: object, js: string }} UserToolSpec
