@@ -7,7 +7,7 @@ import { mount } from "../src/app.js";
 import { linkNotebook, notebookLink, NOTEBOOK_TOOLS } from "../src/tools/notebook.js";
 import { capText, lineDiff, MAX_OUTPUT_TEXT, runResult, stripAnsi, summarizeNotebook } from "../src/tools/notebook_summary.js";
 import { createRegistry } from "../src/tools/registry.js";
-import { makeDom } from "../test-support/dom.mjs";
+import { click, makeDom } from "../test-support/dom.mjs";
 import { fakeModel } from "../test-support/model.mjs";
 import { fakeServer, testEnv, until } from "../test-support/mount.mjs";
 import { fakeBridge } from "../test-support/notebook.mjs";
@@ -173,6 +173,38 @@ test("insert_cell: below the asking cell, marked with the turn; with run, the ou
   assert.match((await call(registry, "insert_cell", { source: "x" })).error, /not open on this page/);
 });
 
+test("insert_cell runs the cell for every run value the server's gate asks about as code (JavaScript truthiness)", async () => {
+  const nb = fakeBridge(notebook(), { ran: () => ({ executionCount: 9, outputs: [] }) });
+  const registry = createRegistry([], { notebook: linkTo(nb) });
+  // tools/kinds.py gates these as code: asked at `assisted`, and once approved, run.
+  for (const run of [true, "yes", 1, "false", [], {}]) {
+    const v = await call(registry, "insert_cell", { source: "x", run });
+    assert.equal(v.execution_count, 9, `run: ${JSON.stringify(run)}`);
+    assert.equal(nb.calls.at(-1).args.run, true);
+  }
+  // What it takes for false is a write, not code: inserted, not run.
+  for (const run of [false, 0, "", null, undefined]) {
+    assert.deepEqual(Object.keys(await call(registry, "insert_cell", { source: "x", run })), ["cell_id", "index"]);
+    assert.equal(nb.calls.at(-1).args.run, false);
+  }
+});
+
+test("%gth alone (no turn of its own): the call's turn marks its cells and keeps them together below the asking cell", async () => {
+  const nb = fakeBridge(notebook());
+  const registry = createRegistry([], { notebook: linkTo(nb, fakeModel(traits({ turn_id: "" }))) });
+  const insert = async (source, turnId) => JSON.parse(await tool(registry, "insert_cell")({ source }, { turnId }));
+  await insert("a = 1", "u-first");
+  await insert("b = 2", "u-first");
+  assert.deepEqual(nb.cells.slice(4).map((c) => [c.source, c.metadata.gth.turnId]), [["a = 1", "u-first"], ["b = 2", "u-first"]]);
+  assert.equal(nb.calls.filter((c) => c.method === "insertCell").at(-1).args.turnId, "u-first");
+  await tool(registry, "edit_cell")({ cell_id: "c-fail", source: "x" }, { turnId: "u-first" });
+  assert.equal(nb.calls.at(-1).args.turnId, "u-first");
+  // A widget with its own turn keeps it (the chat tells its handlers the same one).
+  const own = createRegistry([], { notebook: linkTo(nb) });
+  await tool(own, "insert_cell")({ source: "c = 3" }, {});
+  assert.equal(nb.calls.at(-1).args.turnId, "turn-1");
+});
+
 test("insert_cell's run result: an error with its ANSI-free traceback, images capped at four", () => {
   const images = Array.from({ length: 6 }, (_, i) => ({ output_type: "display_data", data: { "image/png": `${PNG.slice(0, -4)}${i}AAA=` }, metadata: {} }));
   const v = runResult({ status: "error", executionCount: 7, outputs: [...images, { output_type: "error", ename: "ValueError", evalue: "\x1b[31mbad\x1b[0m", traceback: RED_TB }] });
@@ -268,5 +300,52 @@ test("mount without a bridge: the notebook tools are not declared and the view s
   await until(() => el.querySelector("[data-message-id=m1]"), "answer");
   const run = JSON.parse(requests.find((r) => r.url.endsWith("/run")).init.body);
   assert.deepEqual(run.tools.map((t) => t.name), ["capture_image", "ask_user", "browser_context"]);
+  cleanup();
+});
+
+test("mount, %gth alone: an insert_cell approved with edited code inserts and runs the edited code, marked with the turn", async () => {
+  const { window, document } = makeDom();
+  const el = document.createElement("div");
+  document.body.append(el);
+  const nb = fakeBridge(notebook(), { ran: () => ({ executionCount: 4, outputs: [{ output_type: "stream", name: "stdout", text: "edited ran\n" }] }) });
+  const model = fakeModel({ thread_id: "t1", transport: "auto", base_url: "/base/", client_tools: [], ...traits({ turn_id: "" }) });
+  const asked = { source: "print('model')", run: true };
+  const approval = {
+    id: "int-1", reason: "confirmation", toolCallId: "i1", message: "The agent wants to run Python code in the notebook's kernel (insert_cell).",
+    responseSchema: { type: "object", properties: { approved: { type: "boolean" }, editedArgs: { type: "object" } }, required: ["approved"] },
+    metadata: { gth: { value: { type: "gth.approval", toolName: "insert_cell", args: asked, code: asked.source, language: "python", codeArgument: "source" } } },
+  };
+  /** The server's copy of the thread: after the edited approval, the call waits with the edit. */
+  let suspended = [];
+  const { fetch, requests } = fakeServer(
+    [
+      (b) => [started(b), ...toolCall("i1", "insert_cell", asked), finished(b, { type: "interrupt", interrupts: [approval] })],
+      (b) => {
+        // The card edits the argument holding the code (codeArgument), and the card shows it.
+        assert.deepEqual(b.resume[0].payload.editedArgs, { source: "print('edited')", run: true });
+        suspended = [{ id: "tc-1", reason: "tool_call", toolCallId: "i1", metadata: { gth: { clientTool: "insert_cell", args: b.resume[0].payload.editedArgs } } }];
+        return [started(b), finished(b, { type: "success", pendingToolCallIds: ["i1"] })];
+      },
+      (b) => [started(b), ...text("m1", "Done."), finished(b)],
+    ],
+    { get interrupts() { return suspended; } },
+  );
+  const cleanup = mount({ model, el, env: { ...testEnv(fetch), toolEnv: { global: { __gth_jupyter_notebook__: nb.bridge } } } });
+  await until(() => !el.querySelector(".gth-send").disabled, "ready");
+  el.querySelector(".gth-input").value = "put that in a cell";
+  el.querySelector(".gth-send").click();
+  const card = await (async () => { await until(() => el.querySelector(".gth-approval[data-interrupt-id=int-1]"), "approval card"); return el.querySelector(".gth-approval[data-interrupt-id=int-1]"); })();
+  click(window, card.querySelector(".gth-edit"));
+  card.querySelector("textarea.gth-approval-input").value = "print('edited')";
+  click(window, card.querySelector(".gth-approval-submit"));
+  await until(() => el.querySelector("[data-message-id=m1]"), "answer");
+
+  const inserted = nb.cells[4];
+  assert.equal(inserted.source, "print('edited')"); // not the model's print('model')
+  assert.equal(inserted.execution_count, 4);
+  const runs = requests.filter((r) => r.url.endsWith("/run")).map((r) => JSON.parse(r.init.body));
+  const user = runs[0].messages.findLast((m) => m.role === "user");
+  assert.deepEqual(inserted.metadata, { gth: { turnId: user.id } }); // the turn's stand-in id
+  assert.equal(JSON.parse(runs[2].messages.at(-1).content).stdout, "edited ran\n");
   cleanup();
 });

@@ -149,17 +149,21 @@ function indexOf(nb, cellId, total) {
 
 /**
  * insert_cell: the new cell's id and index; with run, its outputs as run_python gives them.
+ * `run` is read as JavaScript reads it (any truthy value runs the cell): the server's gate asks
+ * for exactly those as code (tools/kinds.py), so an approved run call runs.
  * @param {NotebookHandle} nb
  * @param {any} args
  * @param {NotebookLink} link
+ * @param {{ turnId?: string }} [ctx] the call's context: its turn marks the cell
  */
-export async function insertCell(nb, args, link) {
+export async function insertCell(nb, args, link, ctx) {
   if (typeof args?.source !== "string") return failed("insert_cell needs 'source', the cell's text.");
   const cellType = args.cell_type ?? "code";
   if (cellType !== "code" && cellType !== "markdown") return failed("'cell_type' must be \"code\" or \"markdown\".");
   if (args.after !== undefined && typeof args.after !== "string") return failed("'after' must be a cell id from read_notebook.");
-  const run = args.run === true;
-  const done = await nb.insertCell({ source: args.source, cellType, after: args.after || undefined, askingCellId: link.cellId, turnId: link.turnId, run });
+  const run = Boolean(args.run);
+  const turnId = turnOf(link, ctx);
+  const done = await nb.insertCell({ source: args.source, cellType, after: args.after || undefined, askingCellId: link.cellId, turnId, run });
   const answer = { cell_id: String(done?.cellId ?? ""), index: done?.index ?? null };
   if (!run || cellType !== "code") return answer;
   return { ...answer, ...runResult(done) };
@@ -170,27 +174,35 @@ export async function insertCell(nb, args, link) {
  * @param {NotebookHandle} nb
  * @param {any} args
  * @param {NotebookLink} link
+ * @param {{ turnId?: string }} [ctx]
  */
-export async function editCell(nb, args, link) {
+export async function editCell(nb, args, link, ctx) {
   if (typeof args?.cell_id !== "string" || !args.cell_id) return failed("edit_cell needs 'cell_id', a cell id from read_notebook.");
   if (typeof args.source !== "string") return failed("edit_cell needs 'source', the cell's new text.");
-  const done = await nb.editCell({ cellId: args.cell_id, source: args.source, turnId: link.turnId });
+  const done = await nb.editCell({ cellId: args.cell_id, source: args.source, turnId: turnOf(link, ctx) });
   const diff = lineDiff(String(done?.before ?? ""), String(done?.after ?? args.source));
   const lines = diff.lines.length > MAX_DIFF_LINES ? [...diff.lines.slice(0, MAX_DIFF_LINES), `@@ ${diff.lines.length - MAX_DIFF_LINES} more diff lines not shown @@`] : diff.lines;
   return { cell_id: String(done?.cellId ?? args.cell_id), added: diff.added, removed: diff.removed, diff: lines };
 }
 
 /**
+ * The turn a call marks its cells with: the one the chat runs it in (the widget's turn, or for
+ * `%gth` alone, whose typed turns carry none, the turn's user message id), else the widget's.
+ * @param {NotebookLink} link @param {{ turnId?: string } | undefined} ctx
+ */
+const turnOf = (link, ctx) => (typeof ctx?.turnId === "string" && ctx.turnId) || link.turnId;
+
+/**
  * A tool def run against this widget's notebook; a missing notebook or a bridge error is an
  * `{error}` result, never a throw, so the model can tell the person what went wrong.
  * @param {NotebookLink} link
- * @param {(nb: NotebookHandle, args: any, link: NotebookLink) => any} fn
+ * @param {(nb: NotebookHandle, args: any, link: NotebookLink, ctx?: { turnId?: string }) => any} fn
  */
-const onNotebook = (link, fn) => async (/** @type {any} */ args) => {
+const onNotebook = (link, fn) => async (/** @type {any} */ args, /** @type {{ turnId?: string } | undefined} */ ctx) => {
   const nb = link.handle();
   if (!nb) return JSON.stringify(failed(link.why() || "The notebook is not open on this page."));
   try {
-    return JSON.stringify(await fn(nb, args ?? {}, link));
+    return JSON.stringify(await fn(nb, args ?? {}, link, ctx));
   } catch (err) {
     return JSON.stringify(failed(messageOf(err)));
   }

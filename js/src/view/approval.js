@@ -281,7 +281,7 @@ export class InterruptCards {
       error.hidden = false;
     };
     const submitEdit = () => {
-      const parsed = code === null ? parseEditedArgs(input.value) : editedCodeArgs(d.args, input.value);
+      const parsed = code === null ? parseEditedArgs(input.value) : editedCodeArgs(d.args, input.value, codeArgumentOf(i));
       if (!parsed.ok) {
         showError(parsed.error);
         input.setAttribute("aria-invalid", "true");
@@ -411,16 +411,24 @@ function languageOf(/** @type {Interrupt} */ i) {
   return typeof language === "string" && language ? language : "text";
 }
 
+/** The argument holding the code (`codeArgument`: insert_cell's `source`), else `code`. */
+function codeArgumentOf(/** @type {Interrupt} */ i) {
+  const argument = i?.metadata?.gth?.value?.codeArgument;
+  return typeof argument === "string" && argument ? argument : "code";
+}
+
 /**
- * The tool's arguments with the edited code in place of the old.
+ * The tool's arguments with the edited code in place of the old, in the argument that holds it
+ * (so the card shows the arguments that run; the server also moves an edited `code` there).
  * @param {any} args
  * @param {string} text
+ * @param {string} argument
  * @returns {{ ok: true, value: object } | { ok: false, error: string }}
  */
-function editedCodeArgs(args, text) {
+function editedCodeArgs(args, text, argument) {
   if (!String(text).trim()) return { ok: false, error: "The code is empty; reject the call instead." };
   const base = args && typeof args === "object" && !Array.isArray(args) ? args : {};
-  return { ok: true, value: { ...base, code: String(text) } };
+  return { ok: true, value: { ...base, [argument]: String(text) } };
 }
 
 /** Arguments as pretty JSON (a string argument is shown as it is). */
