@@ -206,6 +206,20 @@ async def test_an_edited_code_card_changes_the_source_the_browser_is_given(tmp_p
         assert pending["metadata"]["gth"]["args"] == {"source": "print(2)", "run": True}
 
 
+async def test_an_edit_of_the_code_argument_itself_is_the_source_the_browser_is_given(
+    tmp_path: Path,
+) -> None:
+    # The widget's code card edits the argument `codeArgument` names (insert_cell's source).
+    async with served(tmp_path, "assisted", "insert_cell", RUN_ARGS) as http:
+        interrupt = asks(await run(http, "r1"))
+        payload = {"approved": True, "editedArgs": {**RUN_ARGS, "source": "print(3)"}}
+        resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": payload}]
+        hands_to_browser(await run(http, "r2", resume=resume))
+        view = (await http.get("/gth/threads/t", headers=AUTH)).json()
+        (pending,) = view["interrupts"]
+        assert pending["metadata"]["gth"]["args"] == {"source": "print(3)", "run": True}
+
+
 async def test_a_granted_cell_runs_unasked_the_next_time_in_the_thread(tmp_path: Path) -> None:
     call = {"name": "insert_cell", "args": RUN_ARGS}
     other = {"name": "insert_cell", "args": {"source": "print('other')", "run": True}}
