@@ -320,6 +320,27 @@ test("reattach: a browser tool the run stopped on runs here, and the thread resu
   assert.equal(shownText(events, "a8"), "Got 4.");
 });
 
+test("reattach: a browser tool call approved with an edit before the reload runs with the server's arguments", async () => {
+  const ask = (events) => events.map((e, i) => `id: ${i + 1}\ndata: ${JSON.stringify(e)}\n\n`).join("");
+  const frames = ask([
+    { type: "RUN_STARTED", threadId: "t1", runId: "run-1" },
+    { type: "TOOL_CALL_START", toolCallId: "c7", toolCallName: "echo", parentMessageId: "a7" },
+    { type: "TOOL_CALL_ARGS", toolCallId: "c7", delta: '{"x": 2}' },
+    { type: "TOOL_CALL_END", toolCallId: "c7" },
+    { type: "RUN_FINISHED", threadId: "t1", runId: "run-1", outcome: { type: "success", pendingToolCallIds: ["c7"] } },
+  ]);
+  const after = ask([{ type: "RUN_STARTED", threadId: "t1", runId: "x" }, { type: "RUN_FINISHED", threadId: "t1", runId: "x" }]);
+  const { fetch } = replayServer(enc.encode(frames), { "/b/gth/agents/default/run": () => streamResponse([enc.encode(after)]) });
+  const seen = [];
+  const echo = { name: "echo", description: "echo", parameters: { type: "object", properties: {} }, handler: async (args) => (seen.push(args), args.x * 2) };
+  // What the page before the reload approved (an edit) is on the server only.
+  const suspended = async () => [{ id: "tc", reason: "tool_call", toolCallId: "c7", metadata: { gth: { clientTool: "echo", args: { x: 5 } } } }];
+  const { chat } = chatOver(fetch, { tools: [echo], suspended });
+  chat.setHistory([{ id: "u1", role: "user", content: "double 2" }]);
+  await chat.reattach("run-1");
+  assert.deepEqual(seen, [{ x: 5 }]);
+});
+
 test("reattach: a run the server no longer has resolves 'gone' and says nothing", async () => {
   const fetch = async () => Response.json({ code: "run_not_found", message: "There is no run." }, { status: 404 });
   const { chat, events } = chatOver(fetch);
