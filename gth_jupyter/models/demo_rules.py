@@ -39,9 +39,14 @@ from gth_jupyter.models.demo_data import (
     plot_shown,
 )
 from gth_jupyter.models.demo_form import demo_form_jsonl
-from gth_jupyter.models.demo_notebook import notebook_follow_up, notebook_request
+from gth_jupyter.models.demo_notebook import INSERT_CELL, notebook_follow_up, notebook_request
 
 CAPTURE_IMAGE = "capture_image"
+#: Said after an inserted cell's plot reached the model as an image.
+PLOTTED_CELL = (
+    "Its plot is in the cell's output, and it reached me as an image (the "
+    "`frontend-image-injection` middleware), so a vision model could talk about it."
+)
 SHOW_SURFACE = "show_a2ui_surface"
 
 _PHOTO = re.compile(
@@ -103,17 +108,23 @@ def _plan(messages: list[BaseMessage], tools: set[str]) -> Reply:
             return data_follow_up(name, text_of(last.content), failed=failed, tools=tools)
         return _after_tool(last, name)
     if isinstance(last, HumanMessage):
-        if _image_in(last.content) is not None and _answered_tool(messages) == RUN_PYTHON:
-            return plot_shown()  # the plot the image middleware showed the model
+        answered = _answered_tool(messages) if _image_in(last.content) is not None else None
+        # The plot the image middleware showed the model belongs to the tool that drew it.
+        if answered is not None and _tool_name(answered, messages) == RUN_PYTHON:
+            return plot_shown()
+        if answered is not None and _tool_name(answered, messages) == INSERT_CELL:
+            text = text_of(answered.content)
+            done = notebook_follow_up(INSERT_CELL, text, failed=answered.status == "error")
+            return Reply(text=f"{done.text}\n\n{PLOTTED_CELL}")
         return _after_user(last, tools, _seen(messages), messages)
     return Reply(text=INTRODUCTION)
 
 
-def _answered_tool(messages: list[BaseMessage]) -> str | None:
-    """The tool whose result came just before the trailing user messages holding images."""
+def _answered_tool(messages: list[BaseMessage]) -> ToolMessage | None:
+    """The tool result just before the trailing user messages holding images."""
     for earlier in reversed(messages[:-1]):
         if isinstance(earlier, ToolMessage):
-            return _tool_name(earlier, messages)
+            return earlier
         if not (isinstance(earlier, HumanMessage) and _image_in(earlier.content) is not None):
             return None
     return None

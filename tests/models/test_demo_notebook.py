@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -121,3 +122,24 @@ def test_a_rejected_or_failed_insert_says_the_notebook_is_unchanged() -> None:
     )
     reply = plan(HumanMessage("put that in a cell"), AIMessage("", tool_calls=[call]), failed)
     assert "failed with **ValueError: bad**" in reply.text
+
+
+def test_the_plot_of_an_inserted_cell_gets_the_inserts_follow_up_not_a_photos() -> None:
+    # The image middleware shows the model an inserted cell's plot as a user message after the
+    # insert_cell result; the demo answers for the cell (as for run_python's plot).
+    call = {"name": "insert_cell", "args": {"source": "plt.show()", "run": True}, "id": "i1"}
+    result = {"cell_id": "n1", "index": 4, "status": "ok", "execution_count": 9, "images": []}
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(40)).decode()
+    plot = HumanMessage(
+        [{"type": "image_url", "image_url": {"url": f"data:image/png;base64,{png}"}}]
+    )
+    reply = plan(
+        HumanMessage("put that in a cell"),
+        AIMessage("", tool_calls=[call]),
+        ToolMessage(json.dumps(result), tool_call_id="i1", name="insert_cell"),
+        plot,
+    )
+    assert not reply.tool_calls
+    assert "Done: cell `n1` (index 4) is in your notebook" in reply.text, reply.text
+    assert "ran as `[9]`" in reply.text and "Its plot is in the cell's output" in reply.text
+    assert "photo" not in reply.text
