@@ -1,0 +1,281 @@
+"""The notebook tools' flows as a person meets them, end to end in a real JupyterLab 4 and
+Notebook 7 with the prebuilt extension:
+
+- approvals: at ``manual`` an ``insert_cell`` (even one that does not run) asks in its card;
+  Approve inserts the cell, Reject leaves the notebook as it was and the model hears so; at
+  ``assisted`` an ``insert_cell`` without ``run`` goes in unasked, one with ``run: true`` asks
+  as code before anything is inserted (scripted model);
+- inserted cells carry ``metadata.gth.turnId`` (the turn that wrote them) and stay in the saved
+  file;
+- **Ask gth** on a real traceback inserts and runs ``%gth --explain`` below the failing cell, and
+  the offline demo, which sees the failing cell only through ``read_notebook`` (a notebook front
+  end sends no error with the prompt), explains its ``KeyError``.
+
+The tools' contracts and their cards have tests of their own (test_notebook_tools_widget.py, the
+bridge in test_notebook_bridge.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from browser_harness import (
+    APPS,
+    CHROMIUM,
+    STEP_MS,
+    JupyterServer,
+    NotebookPage,
+    serving,
+    slug,
+)
+from playwright.sync_api import Locator, expect
+
+from gth_jupyter.config._jsonc import loads
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is not installed"),
+    pytest.mark.timeout(240),
+]
+
+SHIPPED = Path(__file__).resolve().parents[2] / "notebooks"
+DEMO_CONFIG = loads((SHIPPED / ".gsloth.config.json").read_text())
+
+KEPT = "agent_kept = 1"
+REFUSED = "agent_refused = 2"
+WRITTEN = "agent_written = 3"
+RAN = "print(6 * 7)"
+
+
+def insert(source: str, **args: Any) -> dict[str, Any]:
+    return {
+        "content": "",
+        "toolCalls": [{"name": "insert_cell", "args": {"source": source, **args}}],
+    }
+
+
+MANUAL: dict[str, list[Any]] = {
+    "manual": [insert(KEPT), "Inserted.", insert(REFUSED), "Not inserted."],
+}
+ASSISTED: dict[str, list[Any]] = {
+    "assisted": [insert(WRITTEN), insert(RAN, run=True), "Both are in."],
+}
+# Which server each test runs on.
+SERVER_OF = {
+    "test_manual_asks_before_any_insert_and_a_rejection_changes_nothing": "manual",
+    "test_assisted_asks_only_for_an_insert_that_runs_and_the_cells_are_saved_marked": "assisted",
+    "test_ask_gth_on_a_traceback_explains_it_from_the_notebook": "demo",
+}
+
+
+@pytest.fixture(scope="module", params=APPS)
+def servers(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, chromium: Any
+) -> Iterator[dict[str, JupyterServer]]:
+    """Three servers per app, each started by the first test that needs it: the scripted model
+    at ``manual`` and at ``assisted``, and the shipped demo configuration (``assisted``, the
+    default)."""
+    home = tmp_path_factory.mktemp(f"jupyter-flow-{request.param}")
+    manual = JupyterServer(request.param, home / "manual", MANUAL, extra={"approvals": "manual"})
+    assisted = JupyterServer(
+        request.param, home / "assisted", ASSISTED, extra={"approvals": "assisted"}
+    )
+    demo = JupyterServer(request.param, home / "demo", {"default": []}, DEMO_CONFIG)
+    log = f"{slug(__name__)}-{request.param}"
+    with (
+        serving(manual, f"{log}-manual"),
+        serving(assisted, f"{log}-assisted"),
+        serving(demo, f"{log}-demo"),
+    ):
+        yield {"manual": manual, "assisted": assisted, "demo": demo}
+
+
+@pytest.fixture
+def jupyter(request: pytest.FixtureRequest, servers: dict[str, JupyterServer]) -> JupyterServer:
+    """This test's server (the ``notebook`` fixture opens its page on it)."""
+    return servers[SERVER_OF[request.function.__name__]]
+
+
+def notebook_file(path: Path, cells: list[tuple[str, str]]) -> None:
+    nb = nbformat.v4.new_notebook()  # type: ignore[no-untyped-call]
+    kernel = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = kernel
+    new_cell = nbformat.v4.new_code_cell
+    nb.cells = [new_cell(source, id=cid) for cid, source in cells]  # type: ignore[no-untyped-call]
+    nbformat.write(nb, str(path))  # type: ignore[no-untyped-call]
+
+
+def open_notebook(nb: NotebookPage, rel: str, cells: list[tuple[str, str]]) -> None:
+    notebook_file(nb.server.root / rel, cells)
+    nb.open(rel)
+    nb.page.wait_for_function("() => globalThis.__gth_jupyter_notebook__?.version === 1")
+
+
+def sources(nb: NotebookPage, asking: str) -> list[str]:
+    """The notebook's cells as the notebook model holds them now (through the bridge)."""
+    read = nb.page.evaluate(
+        "id => globalThis.__gth_jupyter_notebook__.find({ cellId: id }).read()", asking
+    )
+    return [str(c["source"]) for c in read["cells"]]
+
+
+def tool_results(records: list[dict[str, Any]]) -> list[str]:
+    """Every tool result the model was given in its last call, as text."""
+    found = []
+    for message in records[-1]["messages"]:
+        if message.get("type") == "tool":
+            content = message["content"]
+            found.append(content if isinstance(content, str) else json.dumps(content))
+    return found
+
+
+def assistant(root: Locator) -> Locator:
+    return root.locator(".gth-msg-assistant .gth-msg-content")
+
+
+def test_manual_asks_before_any_insert_and_a_rejection_changes_nothing(
+    jupyter: JupyterServer, notebook: NotebookPage
+) -> None:
+    script = jupyter.use_script("manual")
+    rel = f"flow-manual-{jupyter.app}.ipynb"
+    open_notebook(notebook, rel, [("c-load", "%load_ext gth_jupyter"), ("c-ask", "%gth go")])
+    notebook.run_cells(0, 1)
+    root = notebook.ready_widget()
+    before = sources(notebook, "c-ask")  # Shift+Enter on the last cell added an empty one
+
+    # An insert that does not run is a write: at manual its card asks, and nothing is in yet.
+    card = root.locator(".gth-tool[data-tool-name=insert_cell]")
+    approval = card.locator(".gth-approval")
+    expect(approval).to_be_visible(timeout=STEP_MS)
+    expect(approval.locator(".gth-approval-title")).to_have_text("Call this tool?")
+    expect(approval).to_contain_text('approvals are set to "manual"')
+    expect(card.locator("pre.gth-run-code")).to_have_text(KEPT)
+    assert sources(notebook, "c-ask") == before
+    notebook.shot("manual asks", root)
+    approval.locator("button.gth-approve").click()
+    expect(approval).to_have_attribute("data-state", "approved")
+    expect(assistant(root).last).to_have_text("Inserted.", timeout=STEP_MS)
+    # Right below the asking cell, not run.
+    assert sources(notebook, "c-ask") == [before[0], before[1], KEPT, *before[2:]]
+    expect(notebook.cells.nth(2).locator(".jp-InputPrompt")).to_have_text(re.compile(r"^\[ ?\]:?$"))
+
+    # The next insert is rejected: the notebook stays as it is and the model is told.
+    after = sources(notebook, "c-ask")
+    box = root.locator("textarea.gth-input")
+    box.fill("one more")
+    box.press("Enter")
+    second = root.locator(".gth-tool[data-tool-name=insert_cell]").nth(1)
+    rejecting = second.locator(".gth-approval")
+    expect(rejecting).to_be_visible(timeout=STEP_MS)
+    expect(second.locator("pre.gth-run-code")).to_have_text(REFUSED)
+    rejecting.locator("button.gth-reject").click()
+    expect(rejecting).to_have_attribute("data-state", "rejected")
+    expect(assistant(root).last).to_have_text("Not inserted.", timeout=STEP_MS)
+    expect(root).to_have_attribute("data-state", "idle", timeout=STEP_MS)
+    assert sources(notebook, "c-ask") == after
+    expect(notebook.cells).to_have_count(len(after))
+    records = script.wait_records(4)
+    assert len(records) == 4, records
+    (refusal,) = tool_results(records)[-1:]
+    assert "rejected" in refusal, refusal
+    assert REFUSED not in json.dumps(sources(notebook, "c-ask"))
+
+
+def test_assisted_asks_only_for_an_insert_that_runs_and_the_cells_are_saved_marked(
+    jupyter: JupyterServer, notebook: NotebookPage
+) -> None:
+    script = jupyter.use_script("assisted")
+    rel = f"flow-assisted-{jupyter.app}.ipynb"
+    open_notebook(notebook, rel, [("c-load", "%load_ext gth_jupyter"), ("c-ask", "%gth go")])
+    notebook.run_cells(0, 1)
+    root = notebook.ready_widget()
+    cards = root.locator(".gth-tool[data-tool-name=insert_cell]")
+
+    # Without run, a write: assisted inserts it unasked.
+    written = cards.nth(0)
+    expect(written.locator(".gth-notebook-insert")).to_contain_text(
+        "Inserted cell 2", timeout=STEP_MS
+    )
+    expect(written.locator(".gth-approval")).to_have_count(0)
+    # With run: true, code: its card asks as run_python's does, and nothing is inserted yet.
+    ran = cards.nth(1)
+    approval = ran.locator(".gth-approval")
+    expect(approval).to_be_visible(timeout=STEP_MS)
+    expect(approval.locator(".gth-approval-title")).to_have_text("Run this code in your kernel?")
+    expect(ran.locator("pre.gth-run-code")).to_have_text(RAN)
+    assert RAN not in sources(notebook, "c-ask")
+    notebook.shot("assisted asks for run", root)
+    approval.locator("button.gth-approve").click()
+    expect(ran.locator(".gth-notebook-insert")).to_contain_text("ran as [", timeout=STEP_MS)
+    expect(assistant(root).last).to_have_text("Both are in.", timeout=STEP_MS)
+    expect(root).to_have_attribute("data-state", "idle", timeout=STEP_MS)
+    # In order below the asking cell; the one that ran shows its output in the notebook.
+    assert sources(notebook, "c-ask")[:4] == ["%load_ext gth_jupyter", "%gth go", WRITTEN, RAN]
+    expect(notebook.cells.nth(3).locator(".jp-OutputArea-output")).to_have_text("42")
+    assert len(script.wait_records(3)) == 3
+
+    # Saved, the inserted cells stay, marked with the turn that wrote them; the person's not.
+    thread = jupyter.thread(str(root.get_attribute("data-thread-id")))
+    (turn,) = [t["turnId"] for t in thread["turns"]]
+    notebook.save()  # the file held no output before: saved once it holds the chat's
+    saved = nbformat.read(str(jupyter.root / rel), as_version=4)  # type: ignore[no-untyped-call]
+    cells = [(c.source, c.metadata.get("gth")) for c in saved.cells]
+    assert cells[:4] == [
+        ("%load_ext gth_jupyter", None),
+        ("%gth go", None),
+        (WRITTEN, {"turnId": turn}),
+        (RAN, {"turnId": turn}),
+    ], cells
+    assert saved.cells[3].outputs[0]["text"] == "42\n", saved.cells[3].outputs
+
+
+FAILING = 'prices["Apple"] * 2'
+
+
+def test_ask_gth_on_a_traceback_explains_it_from_the_notebook(
+    jupyter: JupyterServer, notebook: NotebookPage
+) -> None:
+    rel = f"flow-ask-{jupyter.app}.ipynb"
+    cells = [
+        ("c-load", "%load_ext gth_jupyter"),
+        ("c-data", 'prices = {"apple": 1.5, "pear": 2.0}'),
+        ("c-fail", FAILING),
+    ]
+    open_notebook(notebook, rel, cells)
+    notebook.run_cells(0, 1, 2)
+    failing = notebook.cells.nth(2)
+    expect(failing.locator(".jp-OutputArea-output")).to_contain_text("KeyError: 'Apple'")
+    button = failing.locator(".gth-ask-button")
+    expect(button).to_have_text("Ask gth", timeout=STEP_MS)
+    button.click()
+
+    # Inserted right below the failing cell, and run.
+    explain = notebook.cells.nth(3)
+    expect(explain.locator(".jp-InputArea-editor .cm-content")).to_have_text("%gth --explain")
+    expect(explain.locator(".jp-InputPrompt")).to_have_text(re.compile(r"\[\d+\]"), timeout=STEP_MS)
+    root = explain.locator(".gth-root")
+    expect(root).to_have_attribute("data-ready", "true", timeout=60_000)
+    # The prompt carries no error (a notebook front end is there): only the question.
+    expect(root.locator(".gth-msg-user .gth-msg-content")).to_have_text(
+        "Why did the cell above fail?", timeout=STEP_MS
+    )
+    # The agent read the notebook, unasked, and saw the failing cell and its traceback.
+    read = root.locator(".gth-tool[data-tool-name=read_notebook]")
+    expect(read.locator(".gth-nb-cell[data-error=true]")).to_contain_text(
+        "KeyError", timeout=STEP_MS
+    )
+    expect(read.locator(".gth-approval")).to_have_count(0)
+    answer = assistant(root).last
+    # From the traceback: the error; from the cell's source: where the key is looked up; from
+    # the notebook: the spelling it holds.
+    expect(answer).to_contain_text("(c-fail) failed with KeyError: 'Apple'", timeout=STEP_MS)
+    expect(answer).to_contain_text("looks up the key 'Apple' in prices")
+    expect(answer).to_contain_text("use prices['apple']")
+    expect(root).to_have_attribute("data-state", "idle", timeout=STEP_MS)
+    notebook.shot("ask gth explains", root)
