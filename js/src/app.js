@@ -1,14 +1,16 @@
 // Wiring for one widget view: the view and the parts that feed it, each a concern of its own
 // in src/app/ — the model's traits (traits.js), the transport and the chat (connect.js), turn
 // order and sending (turns.js), history, rehydration and the run to follow (history.js), MCP
-// notices and sign-in (mcp.js), the cell's static copy (static.js). Separate from widget.js so
-// tests can mount it with a fake model, a fake fetch and a manual animation frame.
+// notices and sign-in (mcp.js), the cell's static copy (static.js), and a view kept when the
+// notebook draws its widget again (hosting.js). Separate from widget.js so tests can mount it
+// with a fake model, a fake fetch and a manual animation frame.
 //
 // Every part stops itself when `gone` aborts (the view is removed): `gone.signal` ends requests
 // nobody will read, and names this view in the page's news (src/order.js).
 
 import { connect } from "./app/connect.js";
 import { followNews, followRun, loadHistory } from "./app/history.js";
+import { PARK_MS, host, rebindable, takeOver } from "./app/hosting.js";
 import { wireMcpNotices } from "./app/mcp.js";
 import { wireStaticCopy } from "./app/static.js";
 import { followTraits, showAgentInfo } from "./app/traits.js";
@@ -21,10 +23,16 @@ import { wireGrants } from "./view/grants.js";
  */
 
 /**
- * @param {{ model: import("./comm.js").AnyModel, el: HTMLElement, css?: string, env?: MountEnv }} opts
+ * @param {{ model: import("./comm.js").AnyModel, el: HTMLElement, css?: string, env?: MountEnv, parkMs?: number }} opts
+ *   `parkMs`: how long the view, once let go, waits to be taken over by a new view of its widget
+ *   (src/app/hosting.js; 0: it ends at once).
  * @returns {() => void} cleanup
  */
-export function mount({ model, el, css, env = {} }) {
+export function mount({ model: own, el, css, env = {}, parkMs = PARK_MS }) {
+  const taken = takeOver(own, el, parkMs);
+  if (taken) return taken;
+  const rebound = rebindable(own);
+  const model = rebound.model;
   const doc = el.ownerDocument ?? globalThis.document;
   if (css) {
     // Scoped by the gth- prefix; kept inside the view so it leaves with it.
@@ -50,10 +58,11 @@ export function mount({ model, el, css, env = {} }) {
   /** @type {Turns} */
   const turns = new Turns({ model, view, signal: gone.signal, onTurnEnd: () => void staticCopy.turnEnded() });
   start({ model, view, doc, env, turns, staticCopy, signal: gone.signal }).catch((err) => view.addError("widget_error", String(err?.message || err)));
-  return () => {
+  const end = () => {
     gone.abort();
     view.destroy();
   };
+  return host({ el, model: rebound, ready: () => view.root.dataset.ready === "true", end }, parkMs);
 }
 
 /**

@@ -104,7 +104,7 @@ test("mount: cleanup stops every part (trait listeners, the queued prompt, the p
   const el = document.createElement("div");
   const model = fakeModel({ thread_id: "t1", transport: "auto", base_url: "/base/", client_tools: [], pending_prompt: "" });
   const { fetch, requests } = fakeServer([]);
-  const cleanup = mount({ model, el, env: testEnv(fetch) });
+  const cleanup = mount({ model, el, env: testEnv(fetch), parkMs: 0 }); // ends at once when let go
   await until(() => el.querySelector(".gth-root").dataset.ready === "true", "ready");
   for (const name of ["change:model_label", "change:offline", "change:show_event_log", "change:pending_prompt"]) {
     assert.equal(model.listenerCount(name), 1, name);

@@ -112,7 +112,7 @@ test("the kernel's static copy goes to the notebook bridge, found by the widget'
   /** @type {any} */ (globalThis).__gth_jupyter_notebook__ = bridge;
   try {
     const { fetch } = server([]);
-    const cleanup = mount({ model, el, env: testEnv(fetch) });
+    const cleanup = mount({ model, el, env: testEnv(fetch), parkMs: 0 });
     await until(() => el.querySelector(".gth-root").dataset.ready === "true", "ready");
     model.deliver({ type: "static", displayId: "gth-other", data: DATA }); // another widget's output
     model.deliver({ type: "static", displayId: "gth-b1", data: DATA });
@@ -232,4 +232,92 @@ test("a view too big for the page's websocket is left out of the turn's end; a f
   gone.abort();
   await copy.turnEnded(); // the view is gone: nothing more
   assert.equal(model.sent.length, 2);
+});
+
+test("the notebook drawing the widget again (the kernel's refresh) moves the view; no second view loads", async () => {
+  const { document } = makeDom();
+  const renderer = document.createElement("div");
+  document.body.append(renderer);
+  const first = document.createElement("div");
+  renderer.append(first);
+  const model = fakeModel(traits({ turn_id: "tt-7" }));
+  const { fetch, requests, runs } = server([{ turnId: "tt-7", done: true }]);
+  const cleanupFirst = mount({ model, el: first, env: testEnv(fetch) });
+  await until(() => first.querySelector(".gth-root")?.dataset.ready === "true", "ready");
+  const root = first.querySelector(".gth-root");
+  const asked = requests.length;
+  // What the widget manager does when the output is updated: the old view's element leaves
+  // the page (the old view is not ended), and a new view is drawn in its place.
+  renderer.textContent = "Loading widget...";
+  const second = document.createElement("div");
+  renderer.textContent = "";
+  renderer.append(second);
+  const cleanupSecond = mount({ model, el: second, env: testEnv(fetch), parkMs: 0 });
+  assert.equal(second.querySelector(".gth-root"), root);
+  assert.equal(requests.length, asked); // nothing loaded again
+  cleanupFirst(); // the old renderer is disposed later: the view it held lives on
+  assert.equal(second.querySelector(".gth-root"), root);
+  // A prompt from the kernel (GthChat.ask) goes once, from the view on the page.
+  model.set("pending_prompt", "and more?");
+  await until(() => second.querySelector("[data-message-id=m1]"), "answer in the view on the page");
+  assert.equal(runs().length, 1);
+  cleanupSecond();
+  assert.equal(second.querySelector(".gth-root"), null);
+});
+
+/**
+ * A view's model as anywidget gives it: the widget's model, with the listeners added through it
+ * dropped when the view ends (`drop`).
+ * @param {ReturnType<typeof fakeModel>} model
+ */
+function viewModel(model) {
+  /** @type {[string, any][]} */
+  const added = [];
+  return {
+    get: model.get,
+    set: model.set,
+    save_changes: model.save_changes,
+    send: model.send,
+    on(/** @type {string} */ name, /** @type {any} */ cb) {
+      added.push([name, cb]);
+      model.on(name, cb);
+    },
+    off(/** @type {string} */ name, /** @type {any} */ cb) {
+      model.off(name, cb);
+    },
+    drop() {
+      for (const [name, cb] of added) model.off(name, cb);
+    },
+  };
+}
+
+test("a view the notebook let go waits for a new view of its model to take it over, else it ends", async () => {
+  const { document } = makeDom();
+  const model = fakeModel(traits({ turn_id: "tt-8" }));
+  const { fetch, requests, runs } = server([{ turnId: "tt-8", done: true }]);
+  const first = document.createElement("div");
+  document.body.append(first);
+  const firstModel = viewModel(model);
+  const cleanupFirst = mount({ model: firstModel, el: first, env: testEnv(fetch), parkMs: 60_000 });
+  await until(() => first.querySelector(".gth-root")?.dataset.ready === "true", "ready");
+  const root = first.querySelector(".gth-root");
+  const asked = requests.length;
+  // The output is drawn again by ending the old view (its listeners dropped) and drawing a new one.
+  first.remove();
+  firstModel.drop();
+  cleanupFirst();
+  const second = document.createElement("div");
+  document.body.append(second);
+  const cleanupSecond = mount({ model: viewModel(model), el: second, env: testEnv(fetch), parkMs: 10 });
+  assert.equal(second.querySelector(".gth-root"), root);
+  assert.equal(requests.length, asked);
+  assert.equal(model.listenerCount("change:pending_prompt"), 1); // one view, listening again
+  model.set("pending_prompt", "still there?");
+  await until(() => runs().length === 1, "the kernel's prompt sent by the view taken over");
+  // Let go with nothing to take it over: it ends once the wait is over.
+  second.remove();
+  cleanupSecond();
+  assert.equal(model.listenerCount("change:pending_prompt"), 1);
+  await until(() => model.listenerCount("change:pending_prompt") === 0, "the view ended");
+  assert.equal(root.isConnected, false);
 });
