@@ -4,7 +4,11 @@ Chromium.
 - ``notebooks/data-agent.ipynb`` as shipped, on the offline demo model, with Run All: the
   variables table, the description, the plot code in the ``run_python`` card with the question
   under it (the code shown once), Approve, and the plot in the same card, at most its natural
-  size, with the answer after it in view, and no error anywhere.
+  size, with the answer after it in view; then its notebook tools: the cell that fails on purpose
+  (a ``KeyError``, with an Ask gth button) does not stop Run All, ``%gth --explain`` reads the
+  notebook unasked and explains the ``KeyError``, and ``%gth put that in a cell`` asks (the
+  shipped default, ``assisted``) before inserting the plot's code as a cell that runs, Approve,
+  and the cell with its plot is in the notebook; no other error anywhere.
 - On the scripted model, a plot made by ``run_python`` reaches the model exactly once, as an
   image block of a user message, and never as base64 in the tool result.
 """
@@ -13,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,7 +34,8 @@ from browser_harness import (
     slug,
     write_notebook,
 )
-from playwright.sync_api import expect
+from playwright.sync_api import Locator, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from gth_jupyter.config._jsonc import loads
 
@@ -44,6 +50,16 @@ NOTEBOOK = "data-agent.ipynb"
 # The demo test's server runs on the configuration shipped beside the notebooks.
 DEMO_CONFIG = loads((SHIPPED / ".gsloth.config.json").read_text())
 KERNEL_TOOLS = ["list_variables", "describe_variable", "run_python"]
+# The shipped notebook's plot cell (its id, kept in the copy the test opens).
+PLOT_CELL = "d84a2b7f"
+# Whether the output of cell [cellId] holds [text] in its text/plain, as the notebook model has
+# it (the extension's bridge reads the model, unsaved changes included).
+OUTPUT_HOLDS = """([cellId, text]) => {
+  const handle = globalThis.__gth_jupyter_notebook__?.find({ cellId });
+  const cell = handle?.read().cells.find((c) => c.id === cellId);
+  const plain = (o) => [].concat(o.data?.["text/plain"] ?? []).join("");
+  return (cell?.outputs ?? []).some((o) => plain(o).includes(text));
+}"""
 
 PLOT_CODE = "\n".join(
     [
@@ -97,10 +113,26 @@ def jupyter(request: pytest.FixtureRequest, servers: dict[str, JupyterServer]) -
     return servers[SERVER_OF[request.function.__name__]]
 
 
-def no_errors(nb: NotebookPage) -> None:
-    assert nb.page.locator(".gth-error").all_inner_texts() == []
-    outputs = nb.page.locator(".jp-OutputArea-output[data-mime-type*=stderr]").all_inner_texts()
-    assert not [o for o in outputs if "Error" in o or "Traceback" in o], outputs
+def wait_output_holds(nb: NotebookPage, cell_id: str, text: str) -> None:
+    try:
+        nb.page.wait_for_function(OUTPUT_HOLDS, arg=[cell_id, text], timeout=STEP_MS)
+    except PlaywrightTimeout:
+        outputs = nb.page.evaluate(
+            """id => globalThis.__gth_jupyter_notebook__?.find({ cellId: id })
+                ?.read().cells.find((c) => c.id === id)?.outputs""",
+            cell_id,
+        )
+        raise AssertionError(f"cell {cell_id}'s output never held {text!r}: {outputs}") from None
+
+
+def no_errors(nb: NotebookPage, expected: tuple[str, ...] = ()) -> None:
+    """No chat error, and no traceback but the ``expected`` ones (a text each contains).
+    textContent, not innerText: a cell out of view is not laid out, its innerText empty."""
+    assert nb.page.locator(".gth-error").all_text_contents() == []
+    outputs = nb.page.locator(".jp-OutputArea-output[data-mime-type*=stderr]").all_text_contents()
+    errors = [o for o in outputs if "Error" in o or "Traceback" in o]
+    assert len(errors) == len(expected), errors
+    assert all(e in o for e, o in zip(expected, errors, strict=True)), errors
 
 
 def test_data_agent_notebook_run_all(jupyter: JupyterServer, notebook: NotebookPage) -> None:
@@ -133,7 +165,9 @@ def test_data_agent_notebook_run_all(jupyter: JupyterServer, notebook: NotebookP
     expect(code).to_contain_text('sales.groupby("month"')
     expect(plot.locator("pre", has_text='sales.groupby("month"')).to_have_count(1)
     expect(plot.locator(".gth-approval")).to_have_count(1)
-    buttons = approval.locator(".gth-approval-actions button:visible").all_inner_texts()
+    # textContent: a cell out of view (the cells below push it out) is not laid out, so its
+    # innerText would be empty.
+    buttons = approval.locator(".gth-approval-actions button:visible").all_text_contents()
     assert buttons[0] == "Approve" and buttons[-2:] == ["Edit", "Reject"], buttons
     notebook.shot("approval", plot)
     approval.locator("button.gth-approve").click()
@@ -143,6 +177,16 @@ def test_data_agent_notebook_run_all(jupyter: JupyterServer, notebook: NotebookP
     image = card.locator("img.gth-tool-image")
     expect(image).to_have_count(1, timeout=60_000)
     expect(image).to_be_visible()
+    answer = plot.locator(".gth-msg-assistant .gth-msg-content").last
+    expect(answer).to_contain_text("plot is shown", timeout=STEP_MS)
+    expect(plot).to_have_attribute("data-state", "idle", timeout=STEP_MS)
+    # The turn's end refreshes the cell's output with its static copy, which draws the widget
+    # again (the cells below start their turns meanwhile): the plot is measured in the view
+    # that stays.
+    wait_output_holds(notebook, PLOT_CELL, "plot is shown")
+    expect(plot).to_have_attribute("data-ready", "true", timeout=STEP_MS)
+    expect(image).to_be_visible(timeout=STEP_MS)
+    image.scroll_into_view_if_needed()
     # The drawn size without the border: getComputedStyle's width and height (content box).
     drawn = "i => [parseFloat(getComputedStyle(i).width), parseFloat(getComputedStyle(i).height)]"
     size = image.evaluate(
@@ -153,10 +197,61 @@ def test_data_agent_notebook_run_all(jupyter: JupyterServer, notebook: NotebookP
     assert size["w"] > 100, size
     assert size["rw"] <= size["w"] + 0.5 and size["rh"] <= size["h"] + 0.5, size
     assert abs(size["rw"] / size["rh"] - size["w"] / size["h"]) < 0.02, size  # not distorted
-    # The answer after it is in view in the transcript, below the plot.
-    answer = plot.locator(".gth-msg-assistant .gth-msg-content").last
-    expect(answer).to_contain_text("plot is shown", timeout=STEP_MS)
-    expect(plot).to_have_attribute("data-state", "idle", timeout=STEP_MS)
+    notebook.shot("plot", plot)
+    # A click shows the plot whole (still never past its natural size), another shrinks it.
+    image.click()
+    expect(image).to_have_attribute("data-enlarged", "true")
+    enlarged = image.evaluate(drawn)
+    assert size["rw"] <= enlarged[0] <= size["w"] + 0.5, (size, enlarged)
+    assert size["rh"] <= enlarged[1] <= size["h"] + 0.5, (size, enlarged)
+    image.click()
+    expect(image).to_have_attribute("data-enlarged", "false")
+    notebook.mark("plot shown")
+    explained, inserted = notebook.widget(3), notebook.widget(4)
+
+    # The cell that fails on purpose (tagged raises-exception) failed, Run All went on past it,
+    # and its traceback carries the Ask gth button.
+    failing = notebook.cells.filter(has_text=re.compile(r'sales\["Revenue"\]\.sum\(\)'))
+    expect(failing.locator(".jp-OutputArea-output")).to_contain_text("KeyError: 'Revenue'")
+    expect(failing.locator(".gth-ask-button")).to_have_text("Ask gth", timeout=STEP_MS)
+    # %gth --explain: the agent read the notebook (never asked) and explains the KeyError of
+    # that cell, with the spelling the notebook holds.
+    read = explained.locator(".gth-tool[data-tool-name=read_notebook]")
+    expect(read.locator(".gth-nb-cell[data-error=true]")).to_contain_text(
+        "KeyError", timeout=STEP_MS
+    )
+    expect(read.locator(".gth-approval")).to_have_count(0)
+    answer = assistant(explained).last
+    expect(answer).to_contain_text("failed with KeyError: 'Revenue'", timeout=STEP_MS)
+    expect(answer).to_contain_text("use sales['revenue']")
+    expect(explained).to_have_attribute("data-state", "idle", timeout=STEP_MS)
+    notebook.shot("explain", explained)
+
+    # %gth put that in a cell: insert_cell with run is code, so at the shipped default
+    # (assisted) its card asks, showing the plot's code; nothing is inserted before Approve.
+    card = inserted.locator(".gth-tool[data-tool-name=insert_cell]")
+    approval = card.locator(".gth-approval")
+    expect(approval).to_be_visible(timeout=STEP_MS)
+    expect(approval.locator(".gth-approval-title")).to_have_text("Run this code in your kernel?")
+    expect(card.locator("pre.gth-run-code")).to_contain_text('sales.groupby("month"')
+    cells = notebook.cells.count()
+    notebook.shot("insert asks", inserted)
+    approval.locator("button.gth-approve").click()
+    expect(approval).to_have_attribute("data-state", "approved")
+    # The new cell, right below the asking cell (the last), ran in the kernel: its plot is there.
+    expect(notebook.cells).to_have_count(cells + 1, timeout=STEP_MS)
+    new_cell = notebook.cells.last
+    expect(new_cell.locator(".jp-InputArea-editor")).to_contain_text('sales.groupby("month"')
+    expect(new_cell.locator(".jp-OutputArea-output img")).to_have_count(1, timeout=60_000)
+    expect(new_cell.locator(".jp-InputPrompt")).to_have_text(re.compile(r"\[\d+\]"))
+    expect(card.locator(".gth-notebook-insert")).to_contain_text("ran as [", timeout=STEP_MS)
+    expect(assistant(inserted).last).to_contain_text("is in your notebook", timeout=STEP_MS)
+    expect(inserted).to_have_attribute("data-state", "idle", timeout=STEP_MS)
+    notebook.shot("inserted cell", new_cell)
+    no_errors(notebook, expected=("KeyError",))
+
+    # The plot's answer is in view in its transcript, below the plot (the transcript follows a
+    # plot that loads after it scrolled), also in the view drawn again by the refresh.
     plot.scroll_into_view_if_needed()
     notebook.page.wait_for_function(
         """a => {
@@ -167,16 +262,10 @@ def test_data_agent_notebook_run_all(jupyter: JupyterServer, notebook: NotebookP
         arg=answer.element_handle(),
         timeout=STEP_MS,
     )
-    notebook.shot("plot", plot)
-    # A click shows the plot whole (still never past its natural size), another shrinks it.
-    image.click()
-    expect(image).to_have_attribute("data-enlarged", "true")
-    enlarged = image.evaluate(drawn)
-    assert size["rw"] <= enlarged[0] <= size["w"] + 0.5, (size, enlarged)
-    assert size["rh"] <= enlarged[1] <= size["h"] + 0.5, (size, enlarged)
-    image.click()
-    expect(image).to_have_attribute("data-enlarged", "false")
-    no_errors(notebook)
+
+
+def assistant(root: Locator) -> Locator:
+    return root.locator(".gth-msg-assistant .gth-msg-content")
 
 
 def image_data(block: dict[str, Any]) -> str:
