@@ -75,8 +75,20 @@ def environment(home: Path) -> dict[str, str]:
 
 
 def execute(client: Any, code: str, timeout: float = 120) -> tuple[dict[str, Any], str]:
-    """Runs ``code``; returns the execute reply's content and what the cell printed."""
-    msg_id = client.execute(code)
+    """Runs ``code`` as JupyterLab does, naming its cell (without a ``cellId`` the kernel takes
+    the run for a headless one and answers in the cell); returns the execute reply's content and
+    what the cell printed."""
+    content = {
+        "code": code,
+        "silent": False,
+        "store_history": True,
+        "user_expressions": {},
+        "allow_stdin": False,
+        "stop_on_error": True,
+    }
+    request = client.session.msg("execute_request", content, metadata={"cellId": "bench-cell"})
+    client.shell_channel.send(request)
+    msg_id = request["header"]["msg_id"]
     printed = ""
     while True:
         message = client.get_iopub_msg(timeout=timeout)
