@@ -217,7 +217,9 @@ export class NotebookHandle {
 
   /**
    * Replaces the static copy (text/html, text/markdown, text/plain) of the outputs marked with
-   * this display id, keeping their widget view; false when there is none.
+   * this display id, keeping their widget view; false when there is none. An output that already
+   * holds exactly that copy is left alone: writing it would draw its widget again (stopping the
+   * run its view shows) and mark a clean notebook dirty.
    * @param {{displayId: string, data: Record<string, string>}} options
    */
   setStaticCopy({ displayId, data }) {
@@ -236,11 +238,25 @@ export class NotebookHandle {
         const json = outputs.get(i).toJSON();
         if (json.metadata?.gth_jupyter?.display !== displayId) continue;
         found = true;
+        if (holdsCopy(json.data ?? {}, copy)) continue;
         outputs.set(i, { ...json, data: { ...json.data, ...copy } });
       }
     }
     return found;
   }
+}
+
+/**
+ * Whether an output's `data` already holds every mimetype of `copy` with the same text (a
+ * multiline string may be kept as nbformat's list of lines).
+ * @param {Record<string, unknown>} data
+ * @param {Record<string, string>} copy
+ */
+function holdsCopy(data, copy) {
+  return Object.entries(copy).every(([mime, text]) => {
+    const held = data[mime];
+    return (Array.isArray(held) ? held.join("") : held) === text;
+  });
 }
 
 /**

@@ -265,6 +265,21 @@ def test_a_dead_widget_view_shows_the_static_copy(
     assert json_out["data"]["text/markdown"] == "Four, saved."  # not sent: kept
     assert json_out["metadata"] == {"gth_jupyter": {"display": "disp-1"}}
 
+    # The same copy again (a reloaded page asking once more) writes nothing: the output is not
+    # drawn again and the saved notebook stays clean.
+    save_until(notebook, rel, lambda c: "Four, updated." in str(c["cells"][0].get("outputs")))
+    drawn = output.locator(".gth-static-copy")
+    drawn.evaluate("e => { e.dataset.before = 'yes'; }")
+    assert call(notebook, ids[1], "setStaticCopy", {"displayId": "disp-1", "data": data}) is True
+    notebook.page.evaluate(
+        "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+    )
+    expect(drawn).to_have_attribute("data-before", "yes")
+    if jupyter.app == "lab":
+        expect(notebook.page.locator(".lm-TabBar-tab.jp-mod-current")).not_to_have_class(
+            re.compile("jp-mod-dirty")
+        )
+
 
 def test_ask_gth_on_an_error_inserts_and_runs_explain(
     jupyter: JupyterServer, notebook: NotebookPage
