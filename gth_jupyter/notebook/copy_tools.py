@@ -14,11 +14,11 @@ Every value here came from the model, the kernel or the browser: it goes into bl
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from ..contract.names import PHOTO_PLACEHOLDER
+from ..kernel.execute import strip_ansi
 from .copy_blocks import Block, Card, Code, Image, Line, Note, Table, as_list, cell_text, cut
 from .copy_markdown import inline_image_url
 from .copy_notebook import NOTEBOOK_TOOLS, notebook_args, notebook_result
@@ -33,7 +33,6 @@ OUTPUT_CHARS = 6000
 CODE_CHARS = 20000
 MAX_ROWS = 50
 MAX_COLS = 20
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _STATUS = {"ok": "done", "error": "error", "timeout": "timed out"}
 _CODE_TOOLS = frozenset({"run_python", "insert_cell", "edit_cell"})
 _WAITING = {"approval": "awaiting approval", "browser": "waiting for the browser"}
@@ -186,7 +185,7 @@ def _describe(v: Mapping[str, Any]) -> list[Block]:
 
 def _run_python(v: Mapping[str, Any]) -> list[Block]:
     def clean(s: Any) -> str:
-        return _ANSI.sub("", s) if isinstance(s, str) else ""
+        return strip_ansi(s) if isinstance(s, str) else ""
 
     parts: list[Block] = []
     if isinstance(v.get("userEdited"), str):

@@ -40,7 +40,6 @@ _OPTION = re.compile(
 EXPLAIN_PROMPT = "Why did the cell above fail?"
 #: How much of the failing cell and its traceback an explanation carries.
 _EXPLAIN_CHARS = 6000
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 HEADLESS_CHAT_NOTE = (
     "gth: no chat widget in a headless run (nothing here renders one). "
     "`%gth <prompt>` or `%%gth` runs a turn and keeps its answer in the cell."
@@ -153,12 +152,14 @@ def explain_prompt(prompt: str, context: str) -> str:
 def last_failure() -> str:
     """The kernel's last exception and the cell run before this one, for ``--explain`` where
     no notebook front end can show the agent the cells ("" when the kernel saw no error)."""
+    from ..kernel.execute import strip_ansi  # loaded when --explain asks, not by %load_ext
+
     shell = _shell()
     value = getattr(sys, "last_value", None)
     if not isinstance(value, BaseException):
         return ""
     lines = traceback.format_exception(type(value), value, getattr(sys, "last_traceback", None))
-    trace = _ANSI.sub("", "".join(lines)).strip()
+    trace = strip_ansi("".join(lines)).strip()
     parts = []
     history = shell.user_ns.get("In") if shell is not None else None
     if isinstance(history, list) and len(history) >= 2 and str(history[-2]).strip():
@@ -168,10 +169,9 @@ def last_failure() -> str:
 
 
 def _cap(text: str) -> str:
-    if len(text) <= _EXPLAIN_CHARS:
-        return text.strip()
-    half = _EXPLAIN_CHARS // 2
-    return f"{text[:half]}\n… [{len(text) - 2 * half} characters cut] …\n{text[-half:]}".strip()
+    from ..kernel.execute import cap
+
+    return cap(text, _EXPLAIN_CHARS).strip()
 
 
 def _shell() -> Any:

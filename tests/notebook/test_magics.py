@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -179,3 +180,23 @@ def test_a_widget_carries_ids_and_a_small_loader_never_the_transcript(ip) -> Non
     assert len(json.dumps(state, default=str)) <= 10_000
     assert not {"messages", "transcript", "history"} & set(state)
     assert state["turn_id"] and state["thread_id"] == "weight"
+
+
+def test_explain_reads_the_last_error_without_colours_and_the_cell_before_it_capped(
+    ip, monkeypatch
+) -> None:
+    """``--explain`` headless: IPython colours tracebacks; the model gets them plain, and a long
+    cell keeps its head and tail."""
+    from gth_jupyter.notebook.magics import last_failure
+
+    try:
+        raise LookupError("\x1b[0;31mno revenue\x1b[0m column")
+    except LookupError as exc:
+        monkeypatch.setattr(sys, "last_value", exc, raising=False)
+        monkeypatch.setattr(sys, "last_traceback", exc.__traceback__, raising=False)
+    long_cell = "x = 1\n" * 2000 + "sales['revenue']"
+    monkeypatch.setitem(ip.user_ns, "In", ["", long_cell, "%gth --explain"])
+    said = last_failure()
+    assert "\x1b" not in said
+    assert "LookupError: no revenue column" in said
+    assert "characters cut] …\n" in said and said.count("sales['revenue']") == 1

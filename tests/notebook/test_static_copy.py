@@ -453,6 +453,24 @@ def test_the_notebook_tools_show_what_they_read_inserted_and_changed(
     ] in rows
 
 
+def test_run_python_output_and_traceback_lose_their_colour_codes() -> None:
+    """IPython colours tracebacks and some code prints ANSI escapes: the copy shows the text."""
+    result = {
+        "status": "error",
+        "stdout": "\x1b[1mbold\x1b[0m\n",
+        "error": {
+            "ename": "KeyError",
+            "evalue": "'x'",
+            "traceback": "\x1b[0;31mKeyError\x1b[0m: 'x'\x1b]8;;http://h\x07",
+        },
+    }
+    copy = render_static_copy({"messages": _call("p1", "run_python", {"code": "f()"}, result)})
+    for mime in ("text/html", "text/markdown", "text/plain"):
+        assert "\x1b" not in copy[mime], mime
+    for page in both(copy):
+        assert "bold" in page.seen() and "KeyError: 'x'" in page.seen()
+
+
 def _mangled(value: Any, rnd: random.Random) -> Any:
     """``value`` with parts dropped or swapped for other JSON values, JSON strings included."""
     if rnd.random() < 0.08:
