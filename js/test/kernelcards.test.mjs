@@ -172,11 +172,11 @@ test("run_python: the code in the arguments, then stdout, result, display and th
   assert.equal(img.getAttribute("alt"), "Plot from run_python");
 });
 
-test("run_python: an exception, stderr and a timeout, with ANSI colours stripped", () => {
+test("run_python: an exception, stderr and a timeout, with ANSI colours and links stripped", () => {
   const { document } = makeDom();
   const err = renderRunPython(document, {
     status: "error", stdout: "", stderr: "warning: <careful>\n", result: null, displays: [], images: [],
-    error: { ename: "KeyError", evalue: "'revenue'", traceback: ["\x1b[0;31mKeyError\x1b[0m Traceback", "----> 1 sales['revenue']"] },
+    error: { ename: "KeyError", evalue: "'revenue'", traceback: ["\x1b[0;31mKeyError\x1b[0m Traceback", "----> 1 \x1b]8;;file:///a.py\x07sales['revenue']"] },
     elapsed: 0.02,
   });
   assert.equal(err.dataset.status, "error");

@@ -5,6 +5,7 @@
 // becomes an <img> only as a base64 data: URL of a plain raster type. A result of another shape
 // returns null and the card keeps its plain rendering.
 
+import { stripAnsi } from "../tools/notebook_summary.js";
 import { h } from "./dom.js";
 
 /** @typedef {{ columns?: any[], index?: any[], data?: any[] }} SplitTable pandas' `orient="split"` */
@@ -16,9 +17,6 @@ const COLUMNS_SHOWN = 6;
 const COLUMNS_CHARS = 120;
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
-// IPython colours its tracebacks; the escapes would show as noise in a <pre>.
-// eslint-disable-next-line no-control-regex -- ESC (\x1b) starts each colour code: it is what is matched
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
 /** The result as an object, or null when it is not a JSON object. */
 export function parseResult(/** @type {unknown} */ text) {
@@ -193,7 +191,8 @@ export function renderDescribe(/** @type {Document} */ doc, /** @type {any} */ v
 /** `run_python`: output streams, the value, the error, and the plots the code drew. */
 export function renderRunPython(/** @type {Document} */ doc, /** @type {any} */ v) {
   if (typeof v?.status !== "string") return null;
-  const clean = (/** @type {unknown} */ s) => (typeof s === "string" && s ? s.replace(ANSI, "") : "");
+  // IPython colours its tracebacks; the escapes would show as noise in a <pre>.
+  const clean = (/** @type {unknown} */ s) => (typeof s === "string" ? stripAnsi(s) : "");
   const pre = (/** @type {string} */ cls, /** @type {string} */ text) => (text ? h(doc, "pre", { cls, text }) : null);
   const status = v.status === "timeout" ? "timed out" : v.status;
   const elapsed = typeof v.elapsed === "number" ? ` in ${v.elapsed < 10 ? v.elapsed.toFixed(2) : Math.round(v.elapsed)} s` : "";
