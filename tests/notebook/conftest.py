@@ -32,13 +32,19 @@ def kernel(tmp_path: Path) -> Iterator[Any]:
 def run_in_kernel(client: Any, code: str) -> tuple[dict[str, Any], str]:
     """Runs ``code``; returns the execute reply's content and what the cell printed."""
     msg_id = client.execute(code)
-    printed = ""
+    messages = iopub_of(client, msg_id, timeout=60)
+    printed = "".join(m["content"]["text"] for m in messages if m["msg_type"] == "stream")
+    return client.get_shell_msg(timeout=60)["content"], printed
+
+
+def iopub_of(client: Any, msg_id: str, timeout: float = 120) -> list[dict[str, Any]]:
+    """The iopub messages of the request ``msg_id``, up to the kernel's idle status for it
+    (``timeout``: at most this long between two messages)."""
+    seen: list[dict[str, Any]] = []
     while True:
-        message = client.get_iopub_msg(timeout=60)
+        message = client.get_iopub_msg(timeout=timeout)
         if message["parent_header"].get("msg_id") != msg_id:
             continue
-        if message["msg_type"] == "stream":
-            printed += message["content"]["text"]
+        seen.append(message)
         if message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
-            break
-    return client.get_shell_msg(timeout=60)["content"], printed
+            return seen

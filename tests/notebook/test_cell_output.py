@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from gth_jupyter.notebook.cell_output import WIDGET_VIEW
+from tests.notebook.conftest import iopub_of
 
 CELL = "cell-0f1e"
 OUTPUTS = ("display_data", "update_display_data", "execute_result", "stream", "error")
@@ -29,16 +30,7 @@ def run_cell(client: Any, code: str, cell_id: str = CELL) -> tuple[dict[str, Any
     message = client.session.msg("execute_request", content, metadata={"cellId": cell_id})
     client.shell_channel.send(message)
     msg_id = message["header"]["msg_id"]
-    outputs: list[Any] = []
-    while True:
-        got = client.get_iopub_msg(timeout=180)
-        if got["parent_header"].get("msg_id") != msg_id:
-            continue
-        if got["msg_type"] == "status":
-            if got["content"]["execution_state"] == "idle":
-                break
-        elif got["msg_type"] in OUTPUTS:
-            outputs.append(got)
+    outputs = [m for m in iopub_of(client, msg_id, timeout=180) if m["msg_type"] in OUTPUTS]
     while True:
         reply = client.get_shell_msg(timeout=180)
         if reply["parent_header"].get("msg_id") == msg_id:

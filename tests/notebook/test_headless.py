@@ -19,7 +19,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from tests.notebook.conftest import run_in_kernel
+from tests.notebook.conftest import iopub_of, run_in_kernel
 
 # The notebook's DataFrame and the agent's plot (the `data` extra).
 pytest.importorskip("pandas")
@@ -273,14 +273,7 @@ def test_headless_forced_in_a_live_kernel_shows_the_copy_and_makes_no_widget(
     message = kernel.session.msg("execute_request", content, metadata={"cellId": "cell-1"})
     kernel.shell_channel.send(message)
     msg_id = message["header"]["msg_id"]
-    seen: list[dict[str, Any]] = []
-    while True:
-        got = kernel.get_iopub_msg(timeout=120)
-        if got["parent_header"].get("msg_id") != msg_id:
-            continue
-        seen.append(got)
-        if got["msg_type"] == "status" and got["content"]["execution_state"] == "idle":
-            break
+    seen = iopub_of(kernel, msg_id)
     kinds = [m["msg_type"] for m in seen]
     assert "comm_open" not in kinds and "execute_result" not in kinds, kinds
     shown = [m["content"]["data"] for m in seen if m["msg_type"] == "display_data"]
@@ -300,14 +293,7 @@ def test_a_turn_that_outlasts_its_timeout_keeps_what_it_did_and_fails_the_cell(
     assert reply["status"] == "ok"
     slow = '%gth --headless Please use run_python with code="import time; time.sleep(3)"'
     msg_id = kernel.execute(slow)
-    seen: list[dict[str, Any]] = []
-    while True:
-        got = kernel.get_iopub_msg(timeout=120)
-        if got["parent_header"].get("msg_id") != msg_id:
-            continue
-        seen.append(got)
-        if got["msg_type"] == "status" and got["content"]["execution_state"] == "idle":
-            break
+    seen = iopub_of(kernel, msg_id)
     shown = [m["content"]["data"] for m in seen if m["msg_type"] == "display_data"]
     assert len(shown) == 1, [m["msg_type"] for m in seen]
     assert "no answer within 1 s" in shown[0]["text/plain"]
