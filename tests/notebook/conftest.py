@@ -48,3 +48,12 @@ def iopub_of(client: Any, msg_id: str, timeout: float = 120) -> list[dict[str, A
         seen.append(message)
         if message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
             return seen
+
+
+def kept_copy(outputs: list[Any]) -> dict[str, str]:
+    """The one output a headless ``%gth`` cell keeps, its static copy: each mimetype's text
+    (nbformat may save it as a list of lines)."""
+    assert len(outputs) == 1, outputs
+    assert outputs[0]["output_type"] == "display_data", outputs
+    data = outputs[0]["data"]
+    return {mime: "".join(text) if isinstance(text, list) else text for mime, text in data.items()}

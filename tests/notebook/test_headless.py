@@ -19,7 +19,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from tests.notebook.conftest import iopub_of, run_in_kernel
+from tests.notebook.conftest import iopub_of, kept_copy, run_in_kernel
 
 # The notebook's DataFrame and the agent's plot (the `data` extra).
 pytest.importorskip("pandas")
@@ -147,11 +147,7 @@ def outputs(book: Any, source: str) -> list[dict[str, Any]]:
 
 def copy_of(book: Any, source: str) -> dict[str, str]:
     """The one output a %gth cell keeps: its static copy."""
-    found = outputs(book, source)
-    assert len(found) == 1, found
-    assert found[0]["output_type"] == "display_data"
-    data = found[0]["data"]
-    return {mime: "".join(text) if isinstance(text, list) else text for mime, text in data.items()}
+    return kept_copy(outputs(book, source))
 
 
 @pytest.mark.timeout(900)

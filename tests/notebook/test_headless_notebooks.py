@@ -23,6 +23,7 @@ import nbformat
 import pytest
 
 from gth_jupyter.config import _jsonc
+from tests.notebook.conftest import kept_copy
 
 pytest.importorskip("pandas")  # data-agent's sales table and its plot (the `data` extra)
 pytest.importorskip("matplotlib")
@@ -74,9 +75,7 @@ def copy_of(book: Any, prompt: str) -> dict[str, str]:
     """The one output the ``%gth`` cell asking ``prompt`` keeps."""
     cells = [c for c in gth_cells(book) if prompt in c.source]
     assert len(cells) == 1, prompt
-    assert len(cells[0].outputs) == 1, cells[0].outputs
-    data = cells[0].outputs[0]["data"]
-    return {mime: "".join(text) if isinstance(text, list) else text for mime, text in data.items()}
+    return kept_copy(cells[0].outputs)
 
 
 @pytest.mark.timeout(900)
