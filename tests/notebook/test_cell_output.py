@@ -47,6 +47,15 @@ def ok(client: Any, code: str) -> list[Any]:
     return outputs
 
 
+def comm_widget(client: Any, prompt: str) -> tuple[list[Any], list[str]]:
+    """A ``%gth`` widget on the comm transport asking ``prompt``: its cell's outputs, and its
+    comm id, thread and turn."""
+    ok(client, "%load_ext gth_jupyter")
+    outputs = ok(client, f"w = %gth --transport comm {prompt}\nw")
+    ids = ok(client, "import json\nprint(json.dumps([w.comm.comm_id, w.thread_id, w.turn_id]))")
+    return outputs, json.loads(printed(ids))
+
+
 def test_a_prompt_cell_shows_one_output_with_a_display_id_and_no_cell_value(
     kernel: Any,
 ) -> None:
@@ -118,11 +127,8 @@ def test_the_turns_end_over_the_comm_transport_updates_the_display(
     (tmp_path / ".gsloth.config.json").write_text(
         json.dumps({"llm": {"type": "fake", "responses": ["The **answer** is 42."]}})
     )
-    ok(kernel, "%load_ext gth_jupyter")
-    outputs = ok(kernel, "w = %gth --transport comm What is it?\nw")
+    outputs, (comm_id, thread_id, turn_id) = comm_widget(kernel, "What is it?")
     display_id = outputs[0]["content"]["transient"]["display_id"]
-    ids = ok(kernel, "import json\nprint(json.dumps([w.comm.comm_id, w.thread_id, w.turn_id]))")
-    comm_id, thread_id, turn_id = json.loads(printed(ids))
     body = {
         "threadId": thread_id,
         "runId": "r-1",
@@ -266,10 +272,7 @@ def test_no_refresh_while_a_run_of_the_turn_is_in_flight(kernel: Any, tmp_path: 
     slow = {"content": " ".join(f"w{i}" for i in range(400)), "delayMs": 20}
     config = {"llm": {"type": "fake", "responses": [slow]}}
     (tmp_path / ".gsloth.config.json").write_text(json.dumps(config))
-    ok(kernel, "%load_ext gth_jupyter")
-    ok(kernel, "w = %gth --transport comm Go slowly.\nw")
-    ids = ok(kernel, "import json\nprint(json.dumps([w.comm.comm_id, w.thread_id, w.turn_id]))")
-    comm_id, thread_id, turn_id = json.loads(printed(ids))
+    _, (comm_id, thread_id, turn_id) = comm_widget(kernel, "Go slowly.")
     body = {
         "threadId": thread_id,
         "runId": "r-slow",
