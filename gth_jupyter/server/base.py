@@ -53,6 +53,7 @@ class BaseRoutes(web.RequestHandler):
 
     _body_size = 0
     _draining = False
+    _preparing = False
 
     @property
     def host(self) -> GthHost:
@@ -75,6 +76,13 @@ class BaseRoutes(web.RequestHandler):
         declared too large before reading any of it. (``kwargs``: Jupyter's ``prepare`` takes
         a keyword of its own.)"""
         self._body_chunks: list[bytes] = []
+        self._preparing = True
+        try:
+            await self._prepare(**kwargs)
+        finally:
+            self._preparing = False
+
+    async def _prepare(self, **kwargs: Any) -> None:
         connection = self.request.connection
         if connection is not None and hasattr(connection, "set_max_body_size"):
             # Tornado would answer an over-limit body with an empty 400 of its own, and, after a
@@ -148,6 +156,10 @@ class BaseRoutes(web.RequestHandler):
         return self.host.runs
 
     def send_json(self, status: int, body: Any) -> None:
+        if self._preparing:
+            # Answered before the body is read: tornado closes the connection after this
+            # answer, and a keep-alive client must know not to send its next request on it.
+            self.set_header("Connection", "close")
         self.set_status(status)
         self.set_header("Content-Type", "application/json; charset=UTF-8")
         self.finish(json.dumps(body))

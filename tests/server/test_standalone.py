@@ -201,3 +201,29 @@ async def test_bad_input_is_json_with_a_code_never_500(client: httpx.AsyncClient
         response = await client.post("/agents/default/run", headers=AUTH, content=payload)
         assert response.status_code in (400, 422), (payload, response.text)
         assert response.json()["code"] in ("invalid_json", "invalid_input")
+
+
+async def test_a_refusal_before_the_body_is_read_says_the_connection_closes(
+    client: httpx.AsyncClient,
+) -> None:
+    """A 401 is answered before the body is read, and tornado then closes the connection. The
+    answer must say so (``Connection: close``): a keep-alive client (Node's fetch) that reused
+    the socket met "fetch failed" on its next request when the close lost the race."""
+    import asyncio
+
+    host, port = client.base_url.host, client.base_url.port
+    assert port is not None
+    reader, writer = await asyncio.open_connection(host, port)
+    body = json.dumps(RUN).encode()
+    writer.write(
+        b"POST /agents/default/run HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/json\r\nContent-Length: "
+        + str(len(body)).encode()
+        + b"\r\n\r\n"
+        + body
+    )
+    await writer.drain()
+    head = (await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)).decode().lower()
+    writer.close()
+    assert head.startswith("http/1.1 401")
+    assert "connection: close" in head
