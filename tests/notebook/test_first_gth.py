@@ -100,3 +100,16 @@ def test_a_python_configuration_is_not_run_for_a_label(tmp_path: Path) -> None:
     done = fresh_python(code, tmp_path)
     assert done.stdout.strip() == "''"  # the page labels it from the agent's info instead
     assert not marker.exists()
+
+
+def test_a_widget_weighs_under_10_kb_however_many_tools_the_notebook_has() -> None:
+    """What each ``%gth`` cell's widget sends the page when it opens (its synced state): a small
+    loader, never the bundle, and no transcript; the notebook tools add nothing per instance."""
+    from gth_jupyter.notebook.widget import chat
+
+    widget = chat("Hello! What can you do?")
+    try:
+        weight = len(json.dumps(widget.get_state(), default=str).encode())
+    finally:
+        widget.close()
+    assert weight < 10_000, weight
