@@ -12,7 +12,7 @@ Installs what is missing first: .venv/ with the package and its test extras (uv)
 npm packages and build, and with apt: ripgrep, chromium (browser tests), PostgreSQL and Redis
 (started on loopback for this run, stopped at the end). Then ruff, mypy, tsc, eslint and pytest.
 A first run on a fresh machine takes about 5 minutes to install; the tests about 10 minutes on
-2 cores, in one pytest worker per core and one more (pytest-xdist: a dot per test as it ends, the slowest ten
+2 cores, in one pytest worker per core (pytest-xdist: a dot per test as it ends, the slowest ten
 listed at the end; single tests can take a minute). Arguments go to pytest: tests/agui -k resume
 runs some; -n 0 runs in one process (for --pdb).
 TXT
@@ -38,12 +38,10 @@ trap 'bash scripts/services.sh stop "$SERVICES"' EXIT
 eval "$(bash scripts/services.sh start "$SERVICES")"
 echo "PostgreSQL: ${GTH_TEST_DATABASE_URL:-not available}; Redis: ${GTH_TEST_REDIS_URL:-not available}"
 echo "== pytest"
-# On every core and one more (at most 8 workers, each with a Redis database of its own, see
+# On every core (-n auto; at most 8 workers, each with a Redis database of its own, see
 # tests/services.py): a browser module's tests in one worker so that its servers start once, the
 # first worker on the browser tests and the others on the rest (tests/conftest.py). `-n 0` runs
 # in this process alone.
-# One worker more than cores: the browser worker spends most of its time waiting on pages.
-WORKERS=$(( $(nproc) + 1 )); [ "$WORKERS" -gt 8 ] && WORKERS=8
-.venv/bin/pytest -n "$WORKERS" --dist loadscope --no-loadscope-reorder --durations 10 "$@"
+.venv/bin/pytest -n auto --maxprocesses 8 --dist loadscope --no-loadscope-reorder --durations 10 "$@"
 exit
 }

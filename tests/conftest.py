@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -80,14 +82,29 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.get_closest_marker("browser") is None)
 
 
+@functools.cache
+def _modules_with_module_fixtures() -> frozenset[str]:
+    """Test modules that set something up once for all their tests (a module-scoped fixture:
+    headless notebook runs, a wheel build, a local server). Split over workers, each worker
+    would set it up again."""
+    root = Path(__file__).resolve().parent.parent
+    return frozenset(
+        path.relative_to(root).as_posix()
+        for path in (root / "tests").rglob("test_*.py")
+        if 'scope="module"' in path.read_text(encoding="utf-8")
+    )
+
+
 def _unit_of(nodeid: str) -> str:
     """The work unit of a test under pytest-xdist: a browser module's tests together (they
     share its Jupyter servers and Chromium), the Hub's three modules together (they share the
-    Hub), any other test alone."""
+    Hub), a module with a module-scoped fixture together, any other test alone."""
     module = nodeid.split("::", 1)[0]
     if module.startswith("tests/hub/"):
         return "tests/hub"
-    return module if module.startswith("tests/browser/") else nodeid
+    if module.startswith("tests/browser/") or module in _modules_with_module_fixtures():
+        return module
+    return nodeid
 
 
 def _shares_a_server(unit: str) -> bool:
@@ -109,8 +126,10 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
         def _assign_work_unit(self, node: Any) -> None:
             wants_browser = node.gateway.id == "gw0"
-            preferred = (u for u in self.workqueue if _shares_a_server(u) == wants_browser)
-            unit = next(preferred, None)
+            mine = [u for u in self.workqueue if _shares_a_server(u) == wants_browser]
+            # The long units (a whole module with its set-up) first, so none is left for last.
+            unit = next((u for u in mine if u in _modules_with_module_fixtures()), None)
+            unit = unit or next(iter(mine), None)
             if unit is not None:
                 self.workqueue.move_to_end(unit, last=False)
             super()._assign_work_unit(node)
