@@ -126,10 +126,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
         def _assign_work_unit(self, node: Any) -> None:
             wants_browser = node.gateway.id == "gw0"
-            mine = [u for u in self.workqueue if _shares_a_server(u) == wants_browser]
-            # The long units (a whole module with its set-up) first, so none is left for last.
-            unit = next((u for u in mine if u in _modules_with_module_fixtures()), None)
-            unit = unit or next(iter(mine), None)
+            preferred = (u for u in self.workqueue if _shares_a_server(u) == wants_browser)
+            unit = next(preferred, None)
             if unit is not None:
                 self.workqueue.move_to_end(unit, last=False)
             super()._assign_work_unit(node)
