@@ -11,10 +11,14 @@ hidden by ``.aiignore``), and each change is made on the *resolved* path reached
 directory without following a link (``fs_open``): one swapped in after the check is refused, and
 a last component that is a link is never written through (``edit_file`` renames a new file over
 it, ``move_file`` and ``delete_file`` act on the entry itself). ``edit_file`` refuses files over
-4 MB without reading them (``fs_edit``). Additions to Gaunt Sloth: these tools refuse to change
-``.aiignore`` and the ``.gsloth`` configuration, so an agent cannot widen its own permissions for
-next time, and they refuse to move or delete a directory holding a hidden path, which would carry
-it along.
+4 MB without reading them (``fs_edit``).
+
+Additions to Gaunt Sloth: these tools refuse to change what :mod:`~gth_jupyter.tools.protected`
+protects at any depth (``.aiignore``, the ``.gsloth`` configuration, what Python, IPython and
+Jupyter run by themselves), so an agent can neither widen its own permissions for next time nor
+plant code that runs unasked; they refuse to move or delete a directory holding a hidden or
+protected path, which would carry it along; and a file named like an installed module is
+written only as code (its kind, see ``kinds.py``).
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ from pydantic import BaseModel, Field
 from gth_jupyter.tools import fs_open
 from gth_jupyter.tools._base import FileToolSpec, make_file_tools
 from gth_jupyter.tools.fs_edit import EDIT_MAX_BYTES, Edit, apply_edits
+from gth_jupyter.tools.kinds import CODE_WHEN_KEY
+from gth_jupyter.tools.protected import protected_reason
 from gth_jupyter.tools.workspace import PathDenied, Workspace, guarded
 
 __all__ = ["WRITE_TOOLS", "make_write_tools"]
@@ -43,6 +49,14 @@ WRITE_TOOLS = (
     "delete_file",
     "delete_directory",
 )
+
+
+#: The argument naming the file each tool writes, and the one holding what it writes there.
+_MODULE_PATHS = {
+    "write_file": ("path", "content"),
+    "edit_file": ("path", "edits"),
+    "move_file": ("destination", "source"),
+}
 
 
 class WriteArgs(BaseModel):
@@ -70,29 +84,45 @@ class DeleteDirArgs(BaseModel):
     recursive: bool = Field(False, description="If true, delete directory and all its contents")
 
 
-def _protected(ws: Workspace, path: Path) -> bool:
-    # Case-folded: on a case-insensitive disk (macOS, Windows) ``.AIIGNORE`` *is* ``.aiignore``.
-    rel = ws.relative(path).lower()
-    first = rel.split("/", 1)[0]
-    return rel == ".aiignore" or first == ".gsloth" or first.startswith(".gsloth.config.")
-
-
 def _writable(ws: Workspace, requested: str) -> Path:
     path = ws.resolve(requested)
-    if _protected(ws, path):
-        raise PathDenied(f"Access denied - {requested} holds the agent's own settings")
+    why = protected_reason(ws.relative(path))
+    if why is not None:
+        raise PathDenied(f"Access denied - {requested} {why}")
     return path
 
 
 def _whole(ws: Workspace, path: Path, requested: str, verb: str) -> Path:
     """``path``, unless it is a directory holding something ``.aiignore`` hides (which one is
-    not said: naming it would reveal what the file hides)."""
+    not said: naming it would reveal what the file hides) or a protected path (a move would
+    carry it where it applies elsewhere, a delete would lift it)."""
     if path.is_dir() and ws.hides_within(path):
         raise PathDenied(
             f"Access denied - {requested} contains paths hidden by .aiignore, so it cannot be "
             f"{verb} as a whole"
         )
+    if path.is_dir():
+        inside = _protected_within(ws, path)
+        if inside is not None:
+            raise PathDenied(
+                f"Access denied - {requested} contains {inside}, which "
+                f"{protected_reason(inside)}, so it cannot be {verb} as a whole"
+            )
     return path
+
+
+def _protected_within(ws: Workspace, directory: Path) -> str | None:
+    """The first protected path at or below ``directory`` (links not followed), relative."""
+
+    def unreadable(error: OSError) -> None:
+        raise error  # what cannot be listed cannot be vouched for
+
+    for current, dirs, files in os.walk(directory, onerror=unreadable):
+        for name in (*dirs, *files):
+            relative = ws.relative(Path(current, name))
+            if protected_reason(relative) is not None:
+                return relative
+    return None
 
 
 def _delete_dir(ws: Workspace, requested: str, recursive: bool) -> str:
@@ -217,4 +247,10 @@ def make_write_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
             delete_directory,
         ),
     ]
-    return make_file_tools(specs, names, "write")
+    tools = make_file_tools(specs, names, "write")
+    for tool in tools:
+        if tool.name in _MODULE_PATHS:  # a module's name is written only as code
+            path, code = _MODULE_PATHS[tool.name]
+            when = {"module_path": path, "code": code}
+            tool.metadata = {**(tool.metadata or {}), CODE_WHEN_KEY: when}
+    return tools
