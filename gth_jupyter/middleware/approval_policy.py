@@ -19,10 +19,12 @@ The modes, as Gaunt Sloth 2 defines them (docs "Shell tool & approvals"):
 request: ``manual``, ``write`` and ``assisted`` ask the person; ``auto`` has the rater rate the
 code as it rates a shell command (same verdicts, same outcomes); ``bypass`` runs it. Its
 ``tool`` entries (``{"type": "tool", "matcher": "exact", "pattern": "run_python"}``) apply at
-every mode (``deny``, ``escalate``, ``allow``), and ``deny`` at ``bypass`` too. An
-``insert_cell`` call with ``run: true`` is code too, gated the same way under its own name; a
-``deny`` or ``escalate`` entry written for ``run_python`` reaches it as well (it runs code in the
-same kernel), an ``allow`` entry must name ``insert_cell`` (it also writes a cell).
+every mode (``deny``, ``escalate``, ``allow``), and ``deny`` at ``bypass`` too. Code that will
+run in the kernel later is code too, gated the same way under its own tool's name: a code cell
+``insert_cell`` or ``edit_cell`` writes (run or not: the next Run All runs it), and a file the
+file tools write under the name of an installed module (``pandas.py``). A ``deny`` or
+``escalate`` entry written for ``run_python`` reaches them as well (the code runs in the same
+kernel); an ``allow`` entry must name the tool itself.
 
 The lists come before the mode: a ``deny`` entry of any type (``shell``, ``tool``, ``mcpTool``)
 refuses what it matches at every mode, ``bypass`` included, and an ``escalate`` entry asks the
@@ -32,8 +34,8 @@ conversation (checklist, status line, UI surface), and at ``assisted``/``auto`` 
 the shell and ``run_python``. ``allow`` runs a gated call (a ``rate``-d allow entry is still
 shown to the rater at ``assisted``/``auto``: only "catastrophic" or "attack" then asks).
 Client-run tools never reach the gate, except the notebook tools (``read_notebook``, a read;
-``insert_cell`` and ``edit_cell``, writes): the gate decides on them before the browser gets the
-call, with the kind our code gives them by name.
+``insert_cell`` and ``edit_cell``, writes of a markdown cell and code otherwise): the gate
+decides on them before the browser gets the call, with the kind our code gives them by name.
 
 A tool's kind comes from the code that built it, never from what a tool source declares (see
 ``tools/_base.py``): an MCP tool is ``mcp`` whatever its annotations say, and its hints are
@@ -68,6 +70,7 @@ _FREE_KINDS = frozenset({"inert", "read"})
 RUN_PYTHON = "run_python"
 #: The tools whose writes change a notebook rather than a file, for the approval message.
 _NOTEBOOK_WRITES = frozenset({"insert_cell", "edit_cell"})
+_MODULE_WRITES = frozenset({"write_file", "edit_file", "move_file"})
 _ALL_LISTS: tuple[ListName, ...] = ("deny", "escalate", "allow")
 _ASKING: tuple[ListName, ...] = ("deny", "escalate")
 _RANK: dict[ListName, int] = {name: rank for rank, name in enumerate(_ALL_LISTS)}
@@ -128,7 +131,7 @@ def _decide_code(approvals: ApprovalsConfig, subject: Subject, mode: ApprovalMod
     lists: tuple[ListName, ...] = ("deny",) if mode == "bypass" else _ALL_LISTS
     hit = match_rules(approvals, subject, lists)
     if subject.name != RUN_PYTHON:
-        # Code run another way (insert_cell with run) is still code run in the kernel: what
+        # Code run another way (a code cell, a module file) is still code the kernel runs: what
         # the person refused or wants asked for run_python holds for it too.
         restrictive: tuple[ListName, ...] = ("deny",) if mode == "bypass" else _ASKING
         alias = match_rules(approvals, replace(subject, name=RUN_PYTHON), restrictive)
@@ -154,6 +157,10 @@ def gate_reason(mode: ApprovalMode, kind: str, tool: str = "") -> str:
         return f"approvals mode '{mode}' asks you before the notebook is changed"
     if kind == "write":
         return f"approvals mode '{mode}' asks you before any file is changed"
+    if kind == "code" and tool in _NOTEBOOK_WRITES:
+        return f"approvals mode '{mode}' asks you before code is put in the notebook"
+    if kind == "code" and tool in _MODULE_WRITES:
+        return f"approvals mode '{mode}' asks you before code the kernel imports is written"
     if kind == "code":
         return f"approvals mode '{mode}' asks you before code runs in the notebook's kernel"
     if kind == "mcp":

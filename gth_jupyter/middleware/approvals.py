@@ -61,6 +61,7 @@ from gth_jupyter.tools.kinds import (
     HINTS_KEY,
     MCP_KEY,
     code_argument,
+    code_is_text,
     code_of_call,
     kind_of_call,
 )
@@ -112,6 +113,26 @@ def _with_edit_note(content: str, edited: dict[str, Any]) -> str:
     if isinstance(value, dict):
         return json.dumps({"userEdited": note, **value}, ensure_ascii=False)
     return f"Note: {note}\n\n{content}"
+
+
+def _runs_code(tool: str, args: Any) -> bool:
+    """Whether a ``code`` call runs its code now (else it writes code that runs later)."""
+    return tool == "run_python" or (
+        tool == "insert_cell" and isinstance(args, dict) and bool(args.get("run"))
+    )
+
+
+def code_purpose(tool: str, args: Any) -> str:
+    """What a ``code`` call does, for its approval message."""
+    values = args if isinstance(args, dict) else {}
+    if _runs_code(tool, values):
+        return "run Python code in the notebook's kernel"
+    if tool == "insert_cell":
+        return "insert a code cell into the notebook, which runs when the notebook is run"
+    if tool == "edit_cell":
+        return "rewrite a code cell of the notebook, which runs when the notebook is run"
+    path = values.get("destination" if tool == "move_file" else "path")
+    return f"write {path}, a Python module named like an installed one, which the kernel imports"
 
 
 class ApprovalsMiddleware(AgentMiddleware):
@@ -205,7 +226,8 @@ class ApprovalsMiddleware(AgentMiddleware):
                     f"it matches the escalate rule {describe_entry(verdict.hit.entry)}",
                     None,
                 )
-            return "ask", gate_reason(self.mode, kind, subject.name), None
+            runs = _runs_code(call["name"], call.get("args"))
+            return "ask", gate_reason(self.mode, kind, "run_python" if runs else subject.name), None
         allowed = verdict.action == "rate_allowed"
         if answered or self.rater is None:
             return "ask", "the auto-rater did not clear it", None
@@ -303,11 +325,13 @@ class ApprovalsMiddleware(AgentMiddleware):
         invalid: str | None,
     ) -> Any:
         call = request.tool_call
-        code = subject.command if kind == "code" else None
+        args = call.get("args") or {}
+        textual = code_is_text(request.tool, args if isinstance(args, dict) else {})
+        code = subject.command if kind == "code" and textual else None
         command = subject.command if subject.kind == "shell" else shown
-        if code is not None:
+        if kind == "code":
             command = None
-            what = f"run Python code in the notebook's kernel ({call['name']})"
+            what = f"{code_purpose(call['name'], args)} ({call['name']})"
         elif command:
             what = f"run `{command}` ({call['name']})"
         else:

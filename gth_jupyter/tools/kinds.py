@@ -11,10 +11,17 @@ write from a shell command without a name list that would drift from the tools:
 - ``exec``: fixed commands (dev tools, custom tools); ``network``: ``gth_web_fetch``;
 - ``mcp``: a tool of an MCP server, gated as ``other``.
 
-A call may be of another kind than its tool: ``insert_cell`` is a ``write``, but a call with
-``run: true`` runs its ``source`` in the kernel and is ``code``. Such a tool carries
-``metadata["gth_code_when"] = {"flag": "run", "code": "source"}`` and :func:`kind_of_call` /
-:func:`code_of_call` read the call through it.
+A call may be of another kind than its tool: code the notebook's kernel will run is ``code``
+whichever tool puts it there. Such a tool carries ``metadata["gth_code_when"]``, which
+:func:`kind_of_call` and :func:`code_of_call` read the call through:
+
+- ``{"unless": ["cell_type", "markdown"], "code": "source"}``: ``insert_cell`` and ``edit_cell``
+  are ``code`` unless the cell is markdown (a code cell the agent wrote runs at the next Run
+  All, whether or not the call runs it);
+- ``{"flag": "run", "code": "source"}``: ``code`` when the boolean argument is set;
+- ``{"module_path": "path", "code": "content"}``: the file tools are ``code`` when the path names
+  an installed module (``pandas.py``: what the next ``import pandas`` in that folder runs, see
+  ``protected.py``).
 
 A tool with no kind (from a Python config...) is treated as ``other``: gated wherever the mode
 gates anything beyond the file tools.
@@ -29,10 +36,13 @@ key) before setting ours. A client's tool declaration never reaches ``metadata``
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
 from langchain_core.tools import BaseTool
+
+from gth_jupyter.tools.protected import names_module
 
 __all__ = [
     "CODE_WHEN_KEY",
@@ -42,6 +52,7 @@ __all__ = [
     "ToolKind",
     "adopt",
     "code_argument",
+    "code_is_text",
     "code_of_call",
     "kind_of",
     "kind_of_call",
@@ -75,19 +86,34 @@ def kind_of(tool: BaseTool | None) -> ToolKind:
     return kind if isinstance(kind, str) else "other"  # type: ignore[return-value]
 
 
-def _code_when(tool: BaseTool | None) -> dict[str, str] | None:
+def _code_when(tool: BaseTool | None) -> dict[str, Any] | None:
     when = (tool.metadata or {}).get(CODE_WHEN_KEY) if tool is not None else None
-    if isinstance(when, dict) and isinstance(when.get("flag"), str):
-        if isinstance(when.get("code"), str):
-            return when
+    if not isinstance(when, dict) or not isinstance(when.get("code"), str):
+        return None
+    unless = when.get("unless")
+    if isinstance(when.get("flag"), str) or isinstance(when.get("module_path"), str):
+        return when
+    if isinstance(unless, list) and len(unless) == 2 and isinstance(unless[0], str):
+        return when
     return None
 
 
+def _is_code(when: Mapping[str, Any], args: Mapping[str, Any]) -> bool:
+    if isinstance(when.get("flag"), str):
+        return _flag_set(args.get(when["flag"]))
+    if isinstance(when.get("module_path"), str):
+        path = args.get(when["module_path"])
+        return isinstance(path, str) and names_module(path)
+    # The browser reads the raw arguments: anything but exactly the exempt value is code.
+    key, exempt = when["unless"]
+    return bool(args.get(key) != exempt)
+
+
 def kind_of_call(tool: BaseTool | None, args: Mapping[str, Any]) -> ToolKind:
-    """The kind of one call of ``tool``: ``code`` when the argument its ``gth_code_when``
-    names is set, else the tool's kind."""
+    """The kind of one call of ``tool``: ``code`` when its ``gth_code_when`` says so, else the
+    tool's kind."""
     when = _code_when(tool)
-    if when is not None and _flag_set(args.get(when["flag"])):
+    if when is not None and _is_code(when, args):
         return "code"
     return kind_of(tool)
 
@@ -96,13 +122,21 @@ def code_argument(tool: BaseTool | None) -> str:
     """The argument holding a ``code`` call's code: ``code`` (``run_python``), or the one the
     tool's ``gth_code_when`` names (``insert_cell``'s ``source``)."""
     when = _code_when(tool)
-    return when["code"] if when is not None else "code"
+    return str(when["code"]) if when is not None else "code"
 
 
 def code_of_call(tool: BaseTool | None, args: Mapping[str, Any]) -> str:
-    """The code a ``code`` call runs."""
+    """The code a ``code`` call runs or writes (an argument that is not text, ``edit_file``'s
+    edits, as JSON)."""
     value = args.get(code_argument(tool), "")
-    return value if isinstance(value, str) else str(value)
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def code_is_text(tool: BaseTool | None, args: Mapping[str, Any]) -> bool:
+    """Whether the call's code is one text argument (which an approval card can edit as code)."""
+    return isinstance(args.get(code_argument(tool)), str)
 
 
 def _flag_set(value: object) -> bool:

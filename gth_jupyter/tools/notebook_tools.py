@@ -7,9 +7,13 @@ them before the browser ever gets the call, and what they are (schema, descripti
 from this module by name, never from the page's declaration (``agent/client_tools.py``):
 
 - ``read_notebook``: a read, never asked;
-- ``insert_cell`` / ``edit_cell``: writes, asked where the file-writing tools are (``manual``);
-- ``insert_cell`` with ``run: true``: code run in the notebook's kernel, gated exactly as
-  ``run_python`` (kind ``code``, its ``source`` is the code the rules, the rater and grants read).
+- ``insert_cell`` / ``edit_cell`` of a markdown cell: writes, asked where the file-writing tools
+  are (``manual``); the browser makes what they write load nothing remote;
+- ``insert_cell`` / ``edit_cell`` of a code cell: code, gated exactly as ``run_python`` (kind
+  ``code``, its ``source`` is the code the rules, the rater and grants read), whether or not the
+  call runs it: a code cell the agent wrote runs at the person's next Run All. ``edit_cell``
+  says which kind of cell it edits (``cell_type``, default ``code``); the browser refuses an
+  edit that calls a code cell markdown, and a rewrite of a ``%gth`` cell below ``bypass``.
 """
 
 from __future__ import annotations
@@ -53,8 +57,9 @@ INSERT_DESCRIPTION = (
 )
 EDIT_DESCRIPTION = (
     "Replace the source of one cell of the notebook this chat is in (by its id, from "
-    "read_notebook or insert_cell). The change is one undoable step; the cell is not run. The "
-    "user may have to approve it first."
+    'read_notebook or insert_cell). Give cell_type "markdown" when the cell is a markdown '
+    "cell (read_notebook shows each cell's type). The change is one undoable step; the cell is "
+    "not run. The user may have to approve it first; %gth cells cannot be rewritten."
 )
 
 
@@ -80,6 +85,9 @@ class InsertCellArgs(BaseModel):
 class EditCellArgs(BaseModel):
     cell_id: str = Field(min_length=1, description="The id of the cell to change.")
     source: str = Field(description="The cell's new source, in full.")
+    cell_type: Literal["code", "markdown"] = Field(
+        default="code", description="The type of the cell edited, as read_notebook shows it."
+    )
 
 
 _SPECS: dict[str, tuple[str, type[BaseModel], ToolKind]] = {
@@ -102,9 +110,10 @@ def notebook_kind(name: str) -> ToolKind:
 
 
 def notebook_metadata(name: str) -> dict[str, Any]:
-    """Our metadata keys for ``name`` beyond its kind: ``insert_cell`` runs code when ``run``."""
-    if name == INSERT_CELL:
-        return {CODE_WHEN_KEY: {"flag": "run", "code": "source"}}
+    """Our metadata keys for ``name`` beyond its kind: a code cell ``insert_cell`` or
+    ``edit_cell`` writes is code."""
+    if name in (INSERT_CELL, EDIT_CELL):
+        return {CODE_WHEN_KEY: {"unless": ["cell_type", "markdown"], "code": "source"}}
     return {}
 
 

@@ -1,5 +1,5 @@
-"""The notebook tools' kinds per call, and how ``run_python``'s rules and grants reach
-``insert_cell`` with ``run: true`` (the flows over a real server are in
+"""The notebook tools' kinds per call, and how ``run_python``'s rules and grants reach the code
+cells ``insert_cell`` and ``edit_cell`` write (the flows over a real server are in
 ``tests/server/test_notebook_tools_gating.py``)."""
 
 from __future__ import annotations
@@ -30,16 +30,21 @@ def declared(name: str, **extra: Any) -> Any:
     ("name", "args", "kind"),
     [
         ("read_notebook", {}, "read"),
-        ("edit_cell", {"cell_id": "c", "source": "x"}, "write"),
-        ("insert_cell", {"source": CODE}, "write"),
-        ("insert_cell", {"source": CODE, "run": False}, "write"),
-        ("insert_cell", {"source": CODE, "run": 0}, "write"),
-        ("insert_cell", {"source": CODE, "run": None}, "write"),
+        # A markdown cell is a write; a code cell the agent writes runs at the next Run All,
+        # so it is code whether or not the call runs it.
+        ("edit_cell", {"cell_id": "c", "source": "x", "cell_type": "markdown"}, "write"),
+        ("edit_cell", {"cell_id": "c", "source": "x"}, "code"),
+        ("edit_cell", {"cell_id": "c", "source": "x", "cell_type": "code"}, "code"),
+        ("insert_cell", {"source": "# Notes", "cell_type": "markdown"}, "write"),
+        ("insert_cell", {"source": "# Notes", "cell_type": "markdown", "run": True}, "write"),
+        ("insert_cell", {"source": CODE}, "code"),
+        ("insert_cell", {"source": CODE, "run": False}, "code"),
+        ("insert_cell", {"source": CODE, "cell_type": "code", "run": 0}, "code"),
         ("insert_cell", {"source": CODE, "run": True}, "code"),
-        # What JavaScript takes for true is code, whatever Python would say.
-        ("insert_cell", {"source": CODE, "run": "false"}, "code"),
-        ("insert_cell", {"source": CODE, "run": []}, "code"),
-        ("insert_cell", {"source": CODE, "run": 1}, "code"),
+        # Only exactly "markdown" is exempt: whatever else the browser reads is not markdown.
+        ("insert_cell", {"source": CODE, "cell_type": "Markdown"}, "code"),
+        ("insert_cell", {"source": CODE, "cell_type": ["markdown"]}, "code"),
+        ("edit_cell", {"cell_id": "c", "source": "x", "cell_type": None}, "code"),
     ],
 )
 def test_the_kind_of_each_call_is_ours(name: str, args: dict[str, Any], kind: str) -> None:

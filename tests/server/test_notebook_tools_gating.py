@@ -90,10 +90,13 @@ def result_of(events: list[dict[str, Any]]) -> str:
 INSERT_ARGS = {"source": "print('hi')"}
 RUN_ARGS = {"source": CODE, "run": True}
 EDIT_ARGS = {"cell_id": "c1", "source": "x = 2"}
+#: Markdown cells: writes. Code cells (the default) are code whether or not they run.
+MD_INSERT = {"source": "## Findings\nRevenue grew.", "cell_type": "markdown"}
+MD_EDIT = {"cell_id": "c1", "source": "## Findings", "cell_type": "markdown"}
 
 
-async def test_manual_asks_before_insert_cell_and_edit_cell(tmp_path: Path) -> None:
-    for name, args in (("insert_cell", INSERT_ARGS), ("edit_cell", EDIT_ARGS)):
+async def test_manual_asks_before_a_markdown_cell_is_written(tmp_path: Path) -> None:
+    for name, args in (("insert_cell", MD_INSERT), ("edit_cell", MD_EDIT)):
         async with served(tmp_path, "manual", name, args) as http:
             interrupt = asks(await run(http, "r1"))
             assert interrupt["message"] == (
@@ -113,11 +116,45 @@ async def test_manual_asks_before_insert_cell_and_edit_cell(tmp_path: Path) -> N
             assert not [e for e in events if e["type"] == "TOOL_CALL_RESULT"]
 
 
-async def test_write_and_up_hand_writes_to_the_browser_unasked(tmp_path: Path) -> None:
+async def test_write_and_up_hand_markdown_writes_to_the_browser_unasked(tmp_path: Path) -> None:
     for mode in ("write", "assisted", "auto", "bypass"):
-        for name, args in (("insert_cell", INSERT_ARGS), ("edit_cell", EDIT_ARGS)):
+        for name, args in (("insert_cell", MD_INSERT), ("edit_cell", MD_EDIT)):
             async with served(tmp_path, mode, name, args) as http:
                 hands_to_browser(await run(http, "r1"))
+
+
+async def test_a_code_cell_written_unrun_asks_as_code_below_bypass(tmp_path: Path) -> None:
+    """The attack: an insert without run, or an edit of the person's code cell, ran at the
+    person's next Run All without anyone being asked."""
+    cases = (
+        ("insert_cell", INSERT_ARGS, "insert a code cell into the notebook"),
+        ("edit_cell", EDIT_ARGS, "rewrite a code cell of the notebook"),
+    )
+    for name, args, what in cases:
+        for mode in ("manual", "write", "assisted"):
+            async with served(tmp_path, mode, name, args) as http:
+                interrupt = asks(await run(http, "r1"))
+                value = interrupt["metadata"]["gth"]["value"]
+                # Shown as code (the card's Edit edits the new source).
+                assert value["code"] == args["source"] and value["language"] == "python"
+                assert value["codeArgument"] == "source"
+                assert interrupt["message"] == (
+                    f"The agent wants to {what}, which runs when the notebook is run ({name}): "
+                    f"approvals mode '{mode}' asks you before code is put in the notebook."
+                )
+        async with served(tmp_path, "bypass", name, args) as http:
+            hands_to_browser(await run(http, "r1"))
+
+
+async def test_a_rejected_code_edit_never_reaches_the_browser(tmp_path: Path) -> None:
+    async with served(tmp_path, "assisted", "edit_cell", EDIT_ARGS) as http:
+        interrupt = asks(await run(http, "r1"))
+        resume = [
+            {"interruptId": interrupt["id"], "status": "resolved", "payload": {"approved": False}}
+        ]
+        events = await run(http, "r2", resume=resume)
+        assert outcome(events) == {"type": "success"}  # nothing for the browser to change
+        assert "rejected the edit_cell call" in result_of(events)
 
 
 async def test_read_notebook_never_asks(tmp_path: Path) -> None:
@@ -179,15 +216,22 @@ async def test_deny_refuses_before_the_browser_gets_the_call(tmp_path: Path) -> 
         assert "matches the approvals deny rule" in result_of(events)
 
 
-async def test_a_run_python_deny_rule_covers_insert_cell_with_run(tmp_path: Path) -> None:
+async def test_a_run_python_deny_rule_covers_the_code_cells_the_agent_writes(
+    tmp_path: Path,
+) -> None:
     entry = {"type": "tool", "matcher": "exact", "pattern": "run_python"}
     approvals = {"mode": "bypass", "deny": [entry]}
-    async with served(tmp_path, approvals, "insert_cell", RUN_ARGS) as http:
-        events = await run(http, "r1")
-        assert outcome(events) == {"type": "success"}
-        assert "deny rule" in result_of(events)
-    # Without run it is no code: the run_python rule does not reach it.
-    async with served(tmp_path, approvals, "insert_cell", INSERT_ARGS) as http:
+    for name, args in (
+        ("insert_cell", RUN_ARGS),
+        ("insert_cell", INSERT_ARGS),
+        ("edit_cell", EDIT_ARGS),
+    ):
+        async with served(tmp_path, approvals, name, args) as http:
+            events = await run(http, "r1")
+            assert outcome(events) == {"type": "success"}
+            assert "deny rule" in result_of(events)
+    # A markdown cell is no code: the run_python rule does not reach it.
+    async with served(tmp_path, approvals, "insert_cell", MD_INSERT) as http:
         hands_to_browser(await run(http, "r1"))
 
 

@@ -39,7 +39,13 @@ def test_the_filesystem_setting_selects_tools() -> None:
 def test_kinds_tell_reads_from_writes(tree: Path) -> None:
     kinds = {name: tool.metadata for name, tool in tools(tree).items()}
     assert all(kinds[n] == {"gth_kind": "read"} for n in READ_TOOLS)
-    assert all(kinds[n] == {"gth_kind": "write"} for n in WRITE_TOOLS)
+    assert all(kinds[n]["gth_kind"] == "write" for n in WRITE_TOOLS)
+    # The tools that name a file they write are code when it is a module's name (kinds.py).
+    assert {n for n in WRITE_TOOLS if "gth_code_when" in kinds[n]} == {
+        "write_file",
+        "edit_file",
+        "move_file",
+    }
 
 
 @pytest.mark.parametrize(
