@@ -20,6 +20,13 @@ from gth_jupyter.models import FakeChatModel
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
 
 
+@pytest.fixture(autouse=True)
+def no_server_handover(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts as a process no Jupyter server started: a server a test runs in this
+    process hands its configuration to its kernels through the environment (handover.py)."""
+    monkeypatch.setenv("GTH_JUPYTER_SERVER_CONFIG", "")
+
+
 @tool
 def add(a: int, b: int) -> int:
     """Adds two integers."""

@@ -21,6 +21,7 @@ Errors name the file (and the line, or the key path) at fault; unknown keys are 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +74,11 @@ def global_config_file(home: Path | None = None) -> Path | None:
 
 
 def load_config(
-    path: Path | str | None = None, *, cwd: Path | None = None, home: Path | None = None
+    path: Path | str | None = None,
+    *,
+    cwd: Path | None = None,
+    home: Path | None = None,
+    files: Sequence[Path] | None = None,
 ) -> GthConfig:
     """Load the configuration in effect for ``cwd`` (default: the current directory).
 
@@ -81,6 +86,8 @@ def load_config(
         path: an explicit config file (relative to ``cwd``), loaded alone; missing is an error.
         cwd: where the project lookup starts.
         home: the home directory holding ``.gsloth/`` (default :meth:`Path.home`).
+        files: exactly these files, layered in order, instead of a lookup (what a server
+            hands its kernels, see ``handover.py``); a missing one is an error.
 
     Returns:
         The validated config; ``GthConfig()`` (no ``llm``: the offline demo model) when there is
@@ -91,7 +98,12 @@ def load_config(
             or a ``.gsloth.config.py`` fails to run (``config_python_error``).
     """
     base = cwd if cwd is not None else Path.cwd()
-    if path is not None:
+    if files is not None:
+        for file in files:
+            if not file.is_file():
+                raise ConfigError("no such file", code="config_not_found", file=file)
+        files = list(files)
+    elif path is not None:
         explicit = Path(path).expanduser()
         explicit = explicit if explicit.is_absolute() else base / explicit
         if not explicit.is_file():

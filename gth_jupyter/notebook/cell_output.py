@@ -8,17 +8,16 @@ output's metadata ``{"gth_jupyter": {"display": <display id>}}`` lets the notebo
 it in the document.
 
 Only the page knows when a turn ends (over HTTP it runs in the server), so the widget sends
-``{"type": "turn_end", "turnIds": [...]}``; the kernel reads those turns from the thread, renders
-them, updates the display, and answers ``{"type": "static", "displayId", "data"}``, which the page
-hands to the notebook extension (JupyterLab routes a display update only to the page that ran the
-cell, not to one reloaded since). Reading the thread imports the agent stack and touches SQLite,
-so it runs on the kernel's loop thread, never blocking the kernel's main thread.
+``{"type": "turn_end", "turnIds": [...]}``; the kernel renders those turns, updates the display,
+and answers ``{"type": "static", "displayId", "data"}``, which the page hands to the notebook
+extension (JupyterLab routes a display update only to the page that ran the cell, not to one
+reloaded since). Rendering runs on the kernel's loop thread, never blocking its main thread.
 
-Over HTTP the page also sends the turn as the server gave it (``view``: its AG-UI ``messages``
-and ``interrupts``). The kernel renders that only when its own store has nothing of those turns:
-a server keeping threads in memory or in PostgreSQL does not share them with the kernel's
-SQLite file. What the page sends is rendered like the model's words, escaped; a page could write
-the notebook's outputs anyway.
+Over HTTP the page sends the turn as the server gave it (``view``: its AG-UI ``messages`` and
+``interrupts``), and that is what the kernel renders: it builds no agent and loads no
+configuration for a turn the server ran (a ``.py`` configuration runs when it loads). What the
+page sends is rendered like the model's words, escaped; a page could write the notebook's
+outputs anyway. Over the comm (VS Code) the kernel ran the turn itself and reads its own store.
 """
 
 from __future__ import annotations
@@ -34,7 +33,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .kernel_agent import LoopThread, kernel_loop, kernel_registry
+from .kernel_agent import LoopThread, built_registry, handed_jupyter, kernel_loop
 
 if TYPE_CHECKING:
     from ..agent import AgentRegistry
@@ -146,7 +145,7 @@ def refresh_on_turn_end(
     widget: ChatOutput,
     content: Mapping[str, Any],
     *,
-    registry: Callable[[], AgentRegistry] = kernel_registry,
+    registry: Callable[[], AgentRegistry | None] = built_registry,
     loop: Callable[[], LoopThread] = kernel_loop,
 ) -> Future[None] | None:
     """Handles the page's ``turn_end``: refreshes the static copy on the kernel's loop thread.
@@ -195,7 +194,7 @@ def refresh_on_turn_end(
 
 
 async def _refresh(
-    widget: ChatOutput, request: _Request, registry: Callable[[], AgentRegistry]
+    widget: ChatOutput, request: _Request, registry: Callable[[], AgentRegistry | None]
 ) -> None:
     try:
         view, save_photos = await _read(request, registry)
@@ -232,37 +231,48 @@ def _is_view(value: Any) -> bool:
 
 
 async def _read(
-    request: _Request, registry: Callable[[], AgentRegistry]
+    request: _Request, registry: Callable[[], AgentRegistry | None]
 ) -> tuple[dict[str, Any] | None, bool]:
     """The requested turns as one view (messages in order, then interrupts), and whether photos
-    may be saved (``jupyter.savePhotos``). The kernel's store first; the page's view when the
-    store has nothing of them (or the kernel's agent cannot be built).
+    may be saved (``jupyter.savePhotos``).
+
+    Over HTTP the server ran the turn and the page sends it along as the server gave it: that
+    view is rendered, and nothing of the agent is built here (building it would load, and for a
+    ``.py`` file run, the configuration only to read a thread the server already holds). Over
+    the comm the kernel ran the turn, so its agent is built already and its store is read;
+    with neither, there is nothing to refresh from.
 
     ``None`` while a run of those turns is in flight again (a follow-up, an approval answered
     since the page asked): refreshing the output draws the widget again, and the view that goes
     stops the run it shows. That run's end asks again."""
     from ..agui import thread_view
 
-    try:
-        agents = registry()
-        runtime = await _reader(agents, request.agent)
-        turns = request.turns or (None,)
-        views = [await thread_view(runtime, request.thread_id, turn) for turn in turns]
-    except Exception:
-        if request.page_view is None:
-            raise
-        log.warning("gth-jupyter: the thread could not be read here; using the page's copy")
-        return _page_view(request.page_view), False
+    agents = registry()
+    if request.page_view is not None:
+        return _page_view(request.page_view), _save_photos(agents)
+    if agents is None:
+        log.warning("gth-jupyter: no view of %s to refresh its copy from", request.display_id)
+        return None, False
+    runtime = await _reader(agents, request.agent)
+    turns = request.turns or (None,)
+    views = [await thread_view(runtime, request.thread_id, turn) for turn in turns]
     if _running(views[-1], request.turns):
         return None, False
     merged: dict[str, Any] = {
         "messages": [m for v in views for m in v["messages"]],
         "interrupts": [i for v in views for i in v["interrupts"]],
     }
-    if not merged["messages"] and request.page_view is not None:
-        merged = _page_view(request.page_view)
-    jupyter = getattr(agents.config, "jupyter", None)
-    return merged, bool(getattr(jupyter, "save_photos", False))
+    return merged, _save_photos(agents)
+
+
+def _save_photos(agents: AgentRegistry | None) -> bool:
+    """``jupyter.savePhotos`` of the server that started this kernel, else of the kernel's
+    agent when it is built (reading it must not load a configuration)."""
+    handed = handed_jupyter()
+    if handed is not None:
+        return handed.get("savePhotos") is True
+    jupyter = getattr(agents.config, "jupyter", None) if agents is not None else None
+    return bool(getattr(jupyter, "save_photos", False))
 
 
 def _running(view: Mapping[str, Any], turns: tuple[str, ...]) -> bool:

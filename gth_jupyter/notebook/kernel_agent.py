@@ -2,7 +2,8 @@
 
 VS Code and Colab render widgets without a Jupyter server page, so the widget's AG-UI requests
 travel over its comm instead, and this module runs them in the kernel: one registry per kernel
-(configuration read from the kernel's working directory), on a private event loop thread so a
+(the configuration of the server that started the kernel, else the one found from the kernel's
+working directory), on a private event loop thread so a
 busy cell does not stall a stream.
 
 Building the agent imports LangChain and LangGraph, which takes seconds, so nothing here does it
@@ -24,12 +25,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     from ..agent import AgentRegistry
     from ..config import GthConfig
+    from ..config.handover import Handover
 
 __all__ = [
     "NOTEBOOK_COMMAND",
     "LoopThread",
     "ModelLabel",
+    "built_registry",
     "configured_model",
+    "handed_jupyter",
     "kernel_loop",
     "kernel_registry",
     "reset_kernel_agent",
@@ -91,17 +95,36 @@ def kernel_loop() -> LoopThread:
 
 
 def _kernel_config() -> GthConfig:
-    """The configuration found from the working directory, read once per kernel."""
+    """The configuration the kernel's agent runs with, read once per kernel: the server's,
+    when a server started this kernel (``config/handover.py``); else the one found from the
+    working directory (nbconvert, papermill, VS Code)."""
     global _config
     if _config is None:
         from ..config import load_config
 
-        _config = load_config()
+        handed = server_handover()
+        if handed is not None:
+            _config = load_config(files=handed.files, cwd=handed.root)
+        else:
+            _config = load_config()
     return _config
 
 
+def server_handover() -> Handover | None:
+    """What the server that started this kernel handed it (imported when first asked)."""
+    from ..config.handover import server_handover as read
+
+    return read()
+
+
+def _kernel_root() -> Path:
+    """Where the kernel's agent works: its server's root, else the working directory."""
+    handed = server_handover()
+    return handed.root if handed is not None else Path.cwd()
+
+
 def kernel_registry() -> AgentRegistry:
-    """The kernel's agents, built once from the configuration found from the working dir."""
+    """The kernel's agents, built once from the kernel's configuration (see above)."""
     global _registry
     with _lock:
         if _registry is None:
@@ -109,9 +132,24 @@ def kernel_registry() -> AgentRegistry:
             from ..store import CheckpointStore
 
             _registry = AgentRegistry(
-                _kernel_config(), command=NOTEBOOK_COMMAND, store=CheckpointStore("sqlite")
+                _kernel_config(),
+                command=NOTEBOOK_COMMAND,
+                store=CheckpointStore("sqlite"),
+                cwd=_kernel_root(),
             )
         return _registry
+
+
+def built_registry() -> AgentRegistry | None:
+    """The kernel's agents if something built them already, else ``None`` (nothing built)."""
+    with _lock:
+        return _registry
+
+
+def handed_jupyter() -> dict[str, Any] | None:
+    """The server's ``jupyter`` settings (camelCase), when a server started this kernel."""
+    handed = server_handover()
+    return dict(handed.jupyter) if handed is not None else None
 
 
 def configured_model() -> ModelLabel | None:
@@ -130,7 +168,11 @@ def configured_model() -> ModelLabel | None:
     from ..config import ConfigError
     from ..config.loader import find_config_file, global_config_file
 
-    files = (global_config_file(), find_config_file(Path.cwd()))
+    handed = server_handover()
+    if handed is not None:
+        files: tuple[Path | None, ...] = handed.files
+    else:
+        files = (global_config_file(), find_config_file(Path.cwd()))
     if any(file is not None and file.suffix == ".py" for file in files):
         return None
     try:

@@ -6,6 +6,7 @@ built in ``initialize_settings``, closed in ``stop_extension``.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from traitlets import Enum, Float, Int, List, Unicode, observe
 from ..agent import AgentRegistry
 from ..agui import DEFAULT_MAX_BODY_BYTES
 from ..config import load_config
+from ..config.handover import handover_env
 from ..kernel import KernelPool
 from ..runs import Journals, RunService, make_journals
 from ..runs.journal import BUDGET_BYTES, USER_BUDGET_BYTES
@@ -115,6 +117,7 @@ class GthJupyterApp(ExtensionApp):
     database_url_resolved: str | None = None
     redis_url_resolved: str | None = None
     _lease_given = False
+    _handover: dict[str, str] = {}  # replaced whole, never changed in place
 
     @observe("run_lease_seconds")
     def _run_lease_seconds_given(self, change: Any) -> None:
@@ -127,6 +130,10 @@ class GthJupyterApp(ExtensionApp):
         self._take_service_urls()
         root = Path(self.serverapp.root_dir if self.serverapp else ".").expanduser()
         config = load_config(self.config_file or None, cwd=root)
+        # The kernels this server starts inherit its environment: their agent runs with this
+        # configuration, not one looked up from (or planted in) a notebook's folder.
+        self._handover = handover_env(config, root)
+        os.environ.update(self._handover)
         lease = self.run_lease_seconds if self._lease_given else config.run_lease_seconds
         refusal: Exception | None = None
         try:
@@ -190,6 +197,9 @@ class GthJupyterApp(ExtensionApp):
         self.handlers.extend(route_table(HANDLERS))
 
     async def stop_extension(self) -> None:
+        for name, value in self._handover.items():
+            if os.environ.get(name) == value:  # ours still: a stopped server hands nothing over
+                del os.environ[name]
         host: GthHost | None = getattr(self, "host", None)
         if host is not None:
             await host.runs.close()  # the journals, and our clients of the kernels

@@ -4,7 +4,6 @@ view and a static copy, which the kernel refreshes when the page says the turn e
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -236,33 +235,43 @@ def test_a_server_thread_the_kernel_cannot_read_is_rendered_from_the_pages_view(
     assert "<script>" not in content["data"]["text/html"]
 
 
-def test_a_turns_end_reads_the_thread_without_starting_mcp_servers(
-    kernel: Any, tmp_path: Path
-) -> None:
-    """Over HTTP the agent runs in the server: the kernel only reads the thread for the copy,
-    and must not spawn the configured MCP servers (processes, remote sessions) to do it."""
-    spawned = tmp_path / "spawned"
-    server = {
-        "transport": "stdio",
-        "command": sys.executable,
-        "args": ["-c", f"open({str(spawned)!r}, 'w').close()"],
-    }
-    config = {"llm": {"type": "fake", "responses": []}, "mcpServers": {"rec": server}}
-    (tmp_path / ".gsloth.config.json").write_text(json.dumps(config))
+def test_a_turn_the_server_ran_builds_no_agent_in_the_kernel(kernel: Any, tmp_path: Path) -> None:
+    """Over HTTP the agent runs in the server: the kernel renders the turn the page sends and
+    builds nothing of its own agent, so it neither runs a ``.py`` configuration (the review
+    planted one beside a notebook) nor starts the configured MCP servers."""
+    ran = tmp_path / "configuration-ran"
+    (tmp_path / ".gsloth.config.py").write_text(
+        f"import pathlib\npathlib.Path({str(ran)!r}).write_text('ran')\n"
+        "def configure(config):\n    return config\n"
+    )
     ok(kernel, "%load_ext gth_jupyter")
     outputs = ok(kernel, "w = %gth Hello there\nw")
     display_id = outputs[0]["content"]["transient"]["display_id"]
     comm_id = printed(ok(kernel, "print(w.comm.comm_id)")).strip()
-    send_to_widget(kernel, comm_id, {"type": "turn_end", "turnIds": []})
+    # Without the page's view there is nothing to render from: nothing is built to read one.
+    send_to_widget(kernel, comm_id, {"type": "turn_end", "requestId": "a", "turnIds": []})
+    view = {
+        "messages": [
+            {"id": "u", "role": "user", "content": "Hello there"},
+            {"id": "a", "role": "assistant", "content": "General Kenobi."},
+        ],
+        "interrupts": [],
+    }
+    send_to_widget(kernel, comm_id, {"type": "turn_end", "requestId": "b", "view": view})
+    replies: list[dict[str, Any]] = []
 
     def static(message: dict[str, Any]) -> dict[str, Any] | None:
         content = from_widget(message)
-        return content if content and content.get("type") == "static" else None
+        if content and content.get("type") == "static":
+            replies.append(content)
+            return content
+        return None
 
     reply = wait_for(kernel, static, "static reply")
     assert reply["displayId"] == display_id
-    assert "Hello there" in reply["data"]["text/html"]  # the prompt: the thread has no turn yet
-    assert not spawned.exists()
+    assert "General Kenobi." in reply["data"]["text/html"]
+    assert len(replies) == 1  # the first turn_end (no view) refreshed nothing
+    assert not ran.exists(), "the kernel ran its folder's configuration to refresh a copy"
 
 
 def test_no_refresh_while_a_run_of_the_turn_is_in_flight(kernel: Any, tmp_path: Path) -> None:

@@ -5,8 +5,7 @@
 // copy (`static`), which goes to the notebook extension's bridge when the page has one: the
 // kernel's display update reaches only the page that ran the cell, not one reloaded since.
 // Over HTTP the server ran the turn, and the page sends the turn as the server gave it along
-// (`view`): the kernel renders it when its own store does not hold the server's threads (a
-// server keeping them in memory or in PostgreSQL).
+// (`view`): that is what the kernel renders, building no agent of its own for it.
 
 /** A larger view is left out: the page's websocket to the server refuses big messages. */
 export const MAX_VIEW_CHARS = 4_000_000;
