@@ -107,6 +107,7 @@ async def run_turn(
     turn = f"turn-{uuid.uuid4().hex}"
     notes: list[str] = []
     error: str | None = None
+    kernel.turn_ends_at(time.monotonic() + timeout)  # code still running then is interrupted
     try:
         await asyncio.wait_for(
             _rounds(runtime, prompt, thread, turn, kernel, notes, timeout), timeout
@@ -229,7 +230,7 @@ def run_headless(
     except Exception as exc:  # the agent could not be built, or the turn never let go
         turn.cancel()
         outcome = HeadlessOutcome({"messages": []}, error=_failure(exc))
-    notes = list(outcome.notes)
+    notes = [*outcome.notes, *main.notes]
     if outcome.error:
         notes.append(f"The turn did not finish: {outcome.error}.")
     bundle = render(outcome.view, prompt=prompt, save_photos=save_photos, notes=notes)

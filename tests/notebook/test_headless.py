@@ -4,7 +4,8 @@ nbclient, on the offline demo model, each in a real kernel.
 One notebook (a chat answer, the data agent's list and plot, a photo, a ``client_tool``, an
 explained failure, ``%gth`` alone and a ``%%gth {question}`` template) runs once per runner; the
 tests read the saved files. The kernel is started with no ``GTH_JUPYTER_HEADLESS``: the cells must
-find out by themselves that no front end renders a widget.
+find out by themselves that no front end renders a widget. The time limits on the agent's code
+(run_python's timeout, headlessTimeoutSeconds) run on a scripted model, one notebook each.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -281,8 +283,8 @@ def test_a_turn_that_outlasts_its_timeout_keeps_what_it_did_and_fails_the_cell(
     kernel: Any, tmp_path: Path
 ) -> None:
     """``jupyter.headlessTimeoutSeconds``: the cell stops waiting, shows the turn so far with
-    why it ended, and fails, so a scheduled run reports it. The code already running on the
-    main thread finishes first (nothing can interrupt it from the agent's thread)."""
+    why it ended, and fails, so a scheduled run reports it. The code still running on the
+    main thread is interrupted (test_turn_deadline_ends_the_cell_inside_running_code…)."""
     config = {**DEMO, "approvals": "bypass", "jupyter": {"headlessTimeoutSeconds": 1}}
     (tmp_path / ".gsloth.config.json").write_text(json.dumps(config))
     reply, _ = run_in_kernel(kernel, "%load_ext gth_jupyter")
@@ -302,3 +304,151 @@ def test_a_turn_that_outlasts_its_timeout_keeps_what_it_did_and_fails_the_cell(
     # The kernel is free again at once: the next cell runs.
     reply, printed = run_in_kernel(kernel, "print('next')")
     assert reply["status"] == "ok" and printed.strip() == "next"
+
+
+# -- time limits on the agent's code -----------------------------------------------------------
+
+LOOP = "import time\nwhile True:\n    time.sleep(0.1)"
+HOLDS_THE_GIL = "import ctypes\nctypes.PyDLL(None).sleep(7)"  # libc's sleep, the GIL held
+CELL_TIMEOUT = 40  # under nbconvert's 45 s: a cell still blocked then fails the test
+
+
+def scripted(
+    where: Path, code: str, after: str, *, run_timeout_ms: int, turn_timeout_s: float
+) -> Path:
+    """A configuration whose scripted model calls ``run_python`` with ``code``, then says
+    ``after``; run_python allowed (as docs/notebook.md advises for headless runs). Returns the
+    file the model records what it was sent in."""
+    record = where / "model.jsonl"
+    call = {"name": "run_python", "args": {"code": code}, "id": "call-1"}
+    config = {
+        "llm": {
+            "type": "fake",
+            "responses": [{"content": "Let me run it.", "toolCalls": [call]}, after],
+            "recordPath": str(record),
+        },
+        "builtInTools": {"run_python": {"timeout": run_timeout_ms}},
+        "approvals": ALLOW_RUN_PYTHON["approvals"],
+        "jupyter": {"headlessTimeoutSeconds": turn_timeout_s},
+    }
+    (where / ".gsloth.config.json").write_text(json.dumps(config))
+    return record
+
+
+def run_cells(where: Path, prompt: str) -> tuple[dict[str, Any], float, str]:
+    """Runs ``%load_ext``, the ``%gth`` cell and a cell after it with nbclient, as a scheduled
+    run would; returns the ``%gth`` cell, how long it took, and what the next cell printed."""
+    from datetime import datetime
+
+    from nbclient import NotebookClient
+
+    tagged = {"tags": ["raises-exception"]}  # a turn that did not finish fails its cell
+    cells = [
+        nbformat.v4.new_code_cell("%load_ext gth_jupyter"),
+        nbformat.v4.new_code_cell(prompt, metadata=tagged),
+        nbformat.v4.new_code_cell("print('next cell')"),
+    ]
+    book = nbformat.v4.new_notebook(cells=cells, metadata=KERNEL)
+    NotebookClient(
+        book,
+        timeout=CELL_TIMEOUT,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(where)}},
+    ).execute(env=kernel_env(where))
+    cell = book.cells[1]
+    timing = cell.metadata["execution"]
+    took = datetime.fromisoformat(timing["shell.execute_reply"]) - datetime.fromisoformat(
+        timing["iopub.execute_input"]
+    )
+    printed = "".join(o.get("text", "") for o in book.cells[2].outputs)
+    return cell, took.total_seconds(), printed
+
+
+def shown(cell: dict[str, Any]) -> dict[str, str]:
+    """The static copy among a %gth cell's outputs (a failed turn adds its error)."""
+    return kept_copy([o for o in cell["outputs"] if o["output_type"] == "display_data"])
+
+
+def tool_results(record: Path) -> list[dict[str, Any]]:
+    """The tool results the scripted model was sent, by its last call."""
+    calls = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
+    messages = calls[-1]["messages"]
+    return [json.loads(m["content"]) for m in messages if m.get("type") == "tool"]
+
+
+@pytest.mark.timeout(300)
+def test_run_python_timeout_interrupts_a_sleep_loop_and_the_turn_goes_on(tmp_path: Path) -> None:
+    """The attack: `while True: time.sleep(0.1)` with run_python's timeout at 2 s blocked the
+    headless cell until nbconvert's own cell timeout. Now the timeout interrupts it as a live
+    kernel's does, the model reads a timeout result, and the turn answers."""
+    record = scripted(
+        tmp_path, LOOP, "The loop was stopped.", run_timeout_ms=2000, turn_timeout_s=120
+    )
+    cell, took, printed = run_cells(tmp_path, "%gth run the loop")
+    assert took < 30, took  # agent build included; the loop alone never ended
+    assert not [o for o in cell["outputs"] if o["output_type"] == "error"], cell["outputs"]
+    assert "The loop was stopped." in shown(cell)["text/plain"]  # the turn went on
+    (result,) = tool_results(record)
+    assert result["status"] == "timeout" and result["interrupted"] is True, result
+    assert "timed out after 2 s; the kernel was interrupted" in result["note"]
+    assert result["error"]["ename"] == "CodeInterrupted"
+    assert 2 <= result["elapsed"] < 15, result
+    assert printed.strip() == "next cell"  # the kernel's main thread is free again
+
+
+@pytest.mark.timeout(300)
+def test_turn_deadline_ends_the_cell_inside_running_code_and_keeps_the_turn(
+    tmp_path: Path,
+) -> None:
+    """headlessTimeoutSeconds 5 with run_python's own timeout at 60 s: the cell ends at the
+    turn's deadline, though the code is still running, with the turn so far and why."""
+    scripted(tmp_path, LOOP, "Never said.", run_timeout_ms=60_000, turn_timeout_s=5)
+    cell, took, printed = run_cells(tmp_path, "%gth run the loop")
+    assert 5 <= took < 30, took
+    copy = shown(cell)["text/plain"]
+    assert "Let me run it." in copy and "Never said." not in copy  # what the turn did
+    assert "no answer within 5 s (jupyter.headlessTimeoutSeconds)" in copy
+    assert "still running when the turn ended" in copy and "it was interrupted" in copy
+    errors = [o for o in cell["outputs"] if o["output_type"] == "error"]
+    assert errors and "did not finish" in errors[0]["evalue"]
+    assert printed.strip() == "next cell"
+
+
+@pytest.mark.timeout(300)
+def test_code_that_cannot_be_interrupted_ends_the_cell_when_it_returns_and_says_so(
+    tmp_path: Path,
+) -> None:
+    """A C call holding the interpreter lock (libc's sleep through ctypes.PyDLL) outlives the
+    turn's 3 s: nothing can interrupt it, so the cell ends as it returns, and says so."""
+    scripted(tmp_path, HOLDS_THE_GIL, "Never said.", run_timeout_ms=60_000, turn_timeout_s=3)
+    cell, took, printed = run_cells(tmp_path, "%gth sleep in C")
+    assert 7 <= took < 30, took
+    copy = shown(cell)["text/plain"]
+    assert "no answer within 3 s" in copy
+    assert "could not be interrupted when its time was up" in copy, copy
+    assert printed.strip() == "next cell"
+
+
+@pytest.mark.timeout(300)
+def test_a_users_interrupt_during_the_agents_code_is_still_the_users(
+    kernel: Any, tmp_path: Path
+) -> None:
+    """The cell's own SIGINT handler tells the watchdog's interrupts from a person's: a kernel
+    interrupt while the agent's code runs stops that code with a plain KeyboardInterrupt (an
+    error, not a timeout), as it did before the handler, and the turn goes on."""
+    started = tmp_path / "started"
+    code = f"open({str(started)!r}, 'w').close()\n{LOOP}"
+    record = scripted(tmp_path, code, "You stopped it.", run_timeout_ms=60_000, turn_timeout_s=120)
+    reply, _ = run_in_kernel(kernel, "%load_ext gth_jupyter")
+    assert reply["status"] == "ok"
+    msg_id = kernel.execute("%gth --headless run the loop")
+    deadline = time.monotonic() + 60
+    while not started.exists():  # the agent's code is running on the main thread
+        assert time.monotonic() < deadline, "the agent's code never started"
+        time.sleep(0.05)
+    kernel.parent.interrupt_kernel()
+    seen = iopub_of(kernel, msg_id, timeout=30)
+    copy = [m["content"]["data"] for m in seen if m["msg_type"] == "display_data"]
+    assert len(copy) == 1 and "You stopped it." in copy[0]["text/plain"]
+    (result,) = tool_results(record)
+    assert result["status"] == "error" and result["error"]["ename"] == "KeyboardInterrupt"
