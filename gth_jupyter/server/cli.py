@@ -1,7 +1,8 @@
 """The ``gth-jupyter`` command: ``serve`` starts the standalone AG-UI server; ``db provision``
 gives a user a role and schema of their own in the shared database (see
 :mod:`gth_jupyter.store.provision`) and, given an admin Redis URL, a Redis user of their own
-(:mod:`gth_jupyter.store.redis_users`).
+(:mod:`gth_jupyter.store.redis_users`); ``db migrate-roles`` carries the roles and Redis users
+an older gth-jupyter made over to the current names, told every Hub user.
 
 Before anything heavy is imported, ``serve`` hardens its own process (see :mod:`.token`): it
 marks itself non-dumpable, reads the token from ``--token-file``, ``$GTH_JUPYTER_TOKEN`` or
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import ipaddress
+import json
 import os
 import secrets
 import sys
@@ -122,6 +124,20 @@ def _parser() -> argparse.ArgumentParser:
         f"print its URL on the next line.",
     )
     provision.add_argument("user", help="The user's name (e.g. their JupyterHub name).")
+    migrate_help = (
+        f"Carry the roles (with their schemas) and Redis users (with their keys) that an "
+        f"older gth-jupyter named (not one name per user) over to the current names, through "
+        f"${ADMIN_URL_VAR} and/or ${ADMIN_REDIS_URL_VAR}. Name every user of the Hub: an old "
+        f"role two of them shared is left alone, and naming one user alone carries such a "
+        f"role over to that user. Prints what was done for each name."
+    )
+    migrate = db_commands.add_parser("migrate-roles", help=migrate_help, description=migrate_help)
+    migrate.add_argument(
+        "users",
+        nargs="+",
+        metavar="USER",
+        help="Every JupyterHub user name; '-' reads more names from standard input, one a line.",
+    )
     return parser
 
 
@@ -142,19 +158,67 @@ def _provision(user: str) -> int:
         if missing is not None:
             print(f"gth-jupyter: {missing}", file=sys.stderr)
             return 2
-        from ..store.provision import provision_user
+        from ..store.provision import RoleTakenError, provision_user
 
-        print(asyncio.run(provision_user(admin, user)), flush=True)
+        try:
+            print(asyncio.run(provision_user(admin, user)), flush=True)
+        except RoleTakenError as exc:
+            print(f"gth-jupyter: {exc.code}: {exc.message}", file=sys.stderr)
+            return 1
     if admin_redis:
         from ..store.redis_users import provision_redis_user
+        from ..store.roles import RoleTakenError
 
         try:
             url = asyncio.run(provision_redis_user(admin_redis, user))
         except ImportError as exc:
             print(f"gth-jupyter: {exc}", file=sys.stderr)
             return 2
+        except RoleTakenError as exc:
+            print(f"gth-jupyter: {exc.code}: {exc.message}", file=sys.stderr)
+            return 1
         print(url, flush=True)
     return 0
+
+
+def _migrate_roles(names: Sequence[str]) -> int:
+    """``db migrate-roles``: exit 0 where nothing was refused or left alone, else 1."""
+    admin = os.environ.get(ADMIN_URL_VAR)
+    admin_redis = os.environ.get(ADMIN_REDIS_URL_VAR)
+    if not admin and not admin_redis:
+        print(f"gth-jupyter: set ${ADMIN_URL_VAR} and/or ${ADMIN_REDIS_URL_VAR}.", file=sys.stderr)
+        return 2
+    users: list[str] = []
+    for name in names:
+        if name == "-":
+            users += [line.rstrip("\r\n") for line in sys.stdin if line.rstrip("\r\n")]
+        else:
+            users.append(name)
+    reports: list[tuple[str, dict[str, str]]] = []
+    if admin:
+        from ..store.postgres_env import postgres_missing
+
+        missing = postgres_missing()
+        if missing is not None:
+            print(f"gth-jupyter: {missing}", file=sys.stderr)
+            return 2
+        from ..store.provision import carry_over_roles
+
+        reports.append(("database", asyncio.run(carry_over_roles(admin, users))))
+    if admin_redis:
+        from ..store.redis_users import carry_over_redis_users
+
+        try:
+            reports.append(("redis", asyncio.run(carry_over_redis_users(admin_redis, users))))
+        except ImportError as exc:
+            print(f"gth-jupyter: {exc}", file=sys.stderr)
+            return 2
+    failed = False
+    for where, report in reports:
+        for name, outcome in report.items():
+            failed |= outcome.startswith(("refused", "left alone"))
+            print(f"{json.dumps(name)} {where}: {outcome}", flush=True)
+    return 1 if failed else 0
 
 
 def _is_loopback(host: str) -> bool:
@@ -279,6 +343,8 @@ async def serve(
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.subcommand == "db":
+        if args.db_command == "migrate-roles":
+            return _migrate_roles(args.users)
         return _provision(args.user)
     if args.subcommand != "serve":
         return 2  # pragma: no cover - argparse enforces the subcommand

@@ -27,7 +27,7 @@ from gth_jupyter.runs.journals import make_journals
 from gth_jupyter.runs.redis_shipper import RedisJournals
 from gth_jupyter.store.provision import pre_spawn_hook
 from gth_jupyter.store.redis_users import journal_prefix, provision_redis_user
-from gth_jupyter.store.roles import role_name
+from gth_jupyter.store.roles import legacy_role_name, role_name
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -237,6 +237,15 @@ async def test_a_user_name_with_glob_characters_cannot_widen_the_pattern(
     own = f"{journal_prefix(name)}run:r1"
     client.set(own, "mine")
     assert users.admin.get(own) == b"mine"
+    # The name the old naming gave the same user (its old role spelt as a name) has a user of
+    # its own, and neither provisioning resets the other's.
+    twin = legacy_role_name(name).removeprefix("gth_")
+    assert legacy_role_name(twin) == legacy_role_name(name)
+    twin_client = users.client(await users.provision(twin))
+    assert role_name(twin) != role and client.exists(own) == 1
+    with pytest.raises(NoPermissionError):
+        twin_client.get(own)
+    twin_client.close()
     client.close()
 
 
