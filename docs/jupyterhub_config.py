@@ -9,7 +9,7 @@
 #
 # That Redis must not be open to everyone: its `default` user off (`user default off` in
 # redis.conf or its ACL file) or password-protected (`requirepass`). Each server gets a Redis
-# user that may touch only its own user's keys (gth:{gth_<user>}:*) with the journal's commands.
+# user that may touch only its own user's keys (gth:{<role>}:*) with the journal's commands.
 import os
 from pathlib import Path
 
