@@ -2,7 +2,9 @@
 ``forwardedProps`` say (the widget turn, the notebook kernel, whether to detach), each read once.
 
 :func:`parse_request` refuses anything malformed with a ``ProtocolError`` (``invalid_json``,
-``invalid_input``, ``body_too_large``) before a thread is touched; planning
+``invalid_input``, ``body_too_large``) before a thread is touched, JSON nested deeper than
+``MAX_NESTING`` levels anywhere in it included (it would break the run's serialization after
+its stream started); planning
 (:func:`~gth_jupyter.agui.run.plan_run`) then works from the :class:`RunRequest` alone.
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +25,7 @@ from . import errors
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
     "MAX_ID_LENGTH",
+    "MAX_NESTING",
     "RunRequest",
     "detached",
     "kernel_id",
@@ -33,6 +37,17 @@ __all__ = [
 
 DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024
 MAX_ID_LENGTH = 512
+#: How many levels of objects and arrays the JSON a client sends may nest, counted from each
+#: field of the request (``state``, ``forwardedProps``, ``messages``, ``tools``, ``context``,
+#: ``resume``) and from the JSON a string carries (tool-call arguments, a tool's result). Real
+#: requests nest a few levels (a JSON Schema a dozen). The run itself breaks at about 250, after
+#: its stream has started: pydantic's dump of an event (``STATE_SNAPSHOT``) and orjson stop at
+#: 255 levels, the checkpointer's ormsgpack at 256 (tool-call arguments at 253, inside the
+#: message that carries them); Python's ``json`` at about 1000.
+MAX_NESTING = 200
+#: How much of a path a refusal names.
+_PATH_SHOWN = 120
+_CONTAINERS = frozenset({dict, list})  # what json.loads nests
 # What every provider accepts as a function name.
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -86,10 +101,13 @@ def _validated(body: bytes, max_body_bytes: int) -> agui.RunAgentInput:
         raise errors.body_too_large(len(body), max_body_bytes)
     try:
         data = json.loads(body)
-    except (ValueError, RecursionError) as exc:
+    except RecursionError:  # nested far deeper than the limit: too deep to even read
+        raise _too_deep("The request body", "(root)") from None
+    except ValueError as exc:
         raise errors.invalid_json(str(exc) or type(exc).__name__) from None
     if not isinstance(data, dict):
         raise errors.invalid_input("The request body must be a JSON object (a RunAgentInput).")
+    _check_nesting(data)
     _legacy_binary_parts(data)
     # Gaunt Sloth generates both ids when a client leaves them out; RUN_STARTED tells it them.
     for key in ("threadId", "runId"):
@@ -127,6 +145,98 @@ def _validated(body: bytes, max_body_bytes: int) -> agui.RunAgentInput:
                 [{"path": f"tools[{i}].parameters", "message": "not an object", "type": "type"}],
             )
     return request
+
+
+def _check_nesting(data: dict[str, Any]) -> None:
+    """Refuses JSON nested deeper than ``MAX_NESTING`` anywhere in the body, and in the JSON a
+    string carries that the run parses (tool-call arguments, a tool result, a resume payload),
+    naming where."""
+    for key, value in data.items():
+        _refuse_deep(str(key), value)
+    for field, text in _json_strings(data):
+        if not text.lstrip().startswith(("{", "[")):
+            continue
+        try:
+            value = json.loads(text)
+        except RecursionError:  # deeper than the parser goes, so far deeper than the limit
+            raise _too_deep(field, field) from None
+        except ValueError:
+            continue  # not JSON: the run reads it as text
+        _refuse_deep(field, value)
+
+
+def _refuse_deep(field: str, value: Any) -> None:
+    keys = _deeper_than_limit(value)
+    if keys is not None:
+        path = field + "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in keys)
+        raise _too_deep(field, path)
+
+
+def _deeper_than_limit(value: Any) -> list[str | int] | None:
+    """The keys to the first object or array nested more than ``MAX_NESTING`` levels deep in
+    ``value`` (``value`` itself is level 1), or ``None``. Level by level, without recursion;
+    each level's containers are picked out by a comprehension, so a 5 MB body of small
+    containers costs about what parsing it did."""
+    if type(value) not in _CONTAINERS:
+        return None
+    levels: list[list[Any]] = [[value]]
+    while len(levels) <= MAX_NESTING:
+        below: list[Any] = []
+        for node in levels[-1]:
+            below += [
+                c for c in (node.values() if type(node) is dict else node) if type(c) in _CONTAINERS
+            ]
+        if not below:
+            return None
+        levels.append(below)
+    # Too deep: the way down to the first container of the deepest level, parent by parent.
+    keys: list[str | int] = []
+    child = levels[-1][0]
+    for parents in reversed(levels[:-1]):
+        for node in parents:
+            key = _key_of(node, child)
+            if key is not None:
+                keys.append(key)
+                child = node
+                break
+    return keys[::-1]
+
+
+def _key_of(node: Any, child: Any) -> str | int | None:
+    """The key (or index) under which ``node`` holds ``child`` itself, or ``None``."""
+    pairs = node.items() if type(node) is dict else enumerate(node)
+    return next((key for key, value in pairs if value is child), None)
+
+
+def _too_deep(field: str, path: str) -> errors.ProtocolError:
+    shown = path if len(path) <= _PATH_SHOWN else path[:_PATH_SHOWN] + "…"
+    problem = f"nested deeper than {MAX_NESTING} levels"
+    return errors.invalid_input(
+        f"{field} is {problem} at {shown}" + ("" if shown.endswith("…") else "."),
+        [{"path": shown, "message": problem, "type": "too_deep"}],
+    )
+
+
+def _json_strings(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """The strings of the body that the run parses as JSON, with their paths: tool-call
+    arguments, a tool message's text content, a resume entry's string payload."""
+    messages = data.get("messages")
+    for i, message in enumerate(messages if isinstance(messages, list) else ()):
+        if not isinstance(message, dict):
+            continue
+        if message.get("role") == "tool" and isinstance(message.get("content"), str):
+            yield f"messages[{i}].content", message["content"]
+        key = "toolCalls" if "toolCalls" in message else "tool_calls"
+        calls = message.get(key)
+        for j, call in enumerate(calls if isinstance(calls, list) else ()):
+            function = call.get("function") if isinstance(call, dict) else None
+            arguments = function.get("arguments") if isinstance(function, dict) else None
+            if isinstance(arguments, str):
+                yield f"messages[{i}].{key}[{j}].function.arguments", arguments
+    resume = data.get("resume")
+    for i, entry in enumerate(resume if isinstance(resume, list) else ()):
+        if isinstance(entry, dict) and isinstance(entry.get("payload"), str):
+            yield f"resume[{i}].payload", entry["payload"]
 
 
 def _gth_prop(request: agui.RunAgentInput, key: str) -> str | None:

@@ -153,3 +153,33 @@ def test_an_unknown_agent_is_refused_as_over_http(loop: LoopThread) -> None:
     assert future is not None
     future.result(timeout=10)
     assert sent[0]["status"] == 404 and sent[0]["body"]["code"] == "agent_not_found"
+
+
+def test_a_state_nested_too_deep_is_refused_as_over_http_and_the_thread_runs_on(
+    loop: LoopThread,
+) -> None:
+    """The comm parses the body as the endpoint does: 400 levels of state, which ended the
+    stream right after RUN_STARTED, are a 422 before any run."""
+    from gth_jupyter.agui.request import MAX_NESTING
+
+    sent: list[dict[str, Any]] = []
+    comm = transport(sent, registry_for(["Still here."]), loop)
+    state: Any = 1
+    for _ in range(400):
+        state = {"a": state}
+    hello = [{"id": "u", "role": "user", "content": "hi"}]
+    deep = {"threadId": "t", "runId": "r1", "messages": hello, "state": state}
+    future = comm.handle({"type": "run", "requestId": "q1", "body": json.dumps(deep)})
+    assert future is not None
+    future.result(timeout=10)
+    assert [(m["type"], m["status"]) for m in sent] == [("error", 422)]
+    refusal = sent[0]["body"]
+    assert refusal["code"] == "invalid_input"
+    assert refusal["message"].startswith(f"state is nested deeper than {MAX_NESTING} levels at")
+    body = {"threadId": "t", "runId": "r2", "messages": hello}
+    future = comm.handle({"type": "run", "requestId": "q2", "body": json.dumps(body)})
+    assert future is not None
+    future.result(timeout=10)
+    events = frames([m for m in sent if m["requestId"] == "q2"])
+    assert events[-1]["type"] == "RUN_FINISHED"
+    assert "".join(e.get("delta", "") for e in events) == "Still here."
