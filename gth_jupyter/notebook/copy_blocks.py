@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .copy_markdown import md_code, md_text
+from .copy_markdown import md_code, md_code_span, md_text
 
 __all__ = [
     "Answer",
@@ -180,7 +179,7 @@ class Image(Block):
     def markdown(self) -> str:
         if self.dropped:
             return Note(self.dropped).markdown()
-        return f"![{md_text(self.alt, inline=True)}](<{self.url}>)"
+        return f"![{md_text(self.alt, inline=True)}]({self.url})"
 
 
 @dataclass
@@ -204,14 +203,6 @@ class Card(Block):
         # Not in a quote, as the HTML card is: renderers differ on tables inside quotes (mistune,
         # which nbconvert uses, leaves them as text); the bold tool line starts the card.
         return "\n\n".join([head, *(p.markdown() for p in self.parts)])
-
-
-def md_code_span(text: str) -> str:
-    """Inline code that no backtick run inside ``text`` can end."""
-    text = " ".join(text.split())
-    fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def cut(text: str, limit: int) -> str:

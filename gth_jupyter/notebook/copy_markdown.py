@@ -10,7 +10,17 @@ This is the widget's policy (``js/src/media.js``, ``js/src/markdown.js``).
 
 Both forms come from mistune's parse of the text (mistune 3, which nbconvert uses too), so the
 Markdown copy is rebuilt from the same tree the HTML is: text is escaped where it could become
-markup again.
+markup again. The Markdown form stays inert under CommonMark and GFM renderers with autolinks
+(``marked``, which JupyterLab uses; markdown-it with ``linkify``; mistune with its url plugin).
+Their autolink extensions read a bare ``www.``/``http://`` URL or an e-mail address in the raw
+text, across backslash escapes: ``http://e.com\\<img`` becomes a link that swallows the
+backslash and leaves a live ``<img``. So nothing that could start HTML or a link is escaped by
+backslash: ``<``, ``>``, ``&``, ``[`` and ``]`` are written as character references, which no
+extension splits (at worst a link swallows one and shows it); other punctuation is escaped by
+backslash (what a swallowed one leaves, emphasis or a code span, is inert). A bare URL the parse
+found is written as a CommonMark autolink (``<https://…>``), which no extension reads on past,
+and an inline code span whose text could be markup as ``<code>`` with that text escaped: a URL
+glued to a backtick would break the span open.
 """
 
 from __future__ import annotations
@@ -25,18 +35,35 @@ import mistune
 from mistune.renderers.html import HTMLRenderer
 from mistune.renderers.markdown import MarkdownRenderer
 
-__all__ = ["inline_image_url", "markdown_to_html", "markdown_to_markdown", "md_code", "md_text"]
+__all__ = [
+    "inline_image_url",
+    "markdown_to_html",
+    "markdown_to_markdown",
+    "md_code",
+    "md_code_span",
+    "md_text",
+]
 
 #: Image types a copy shows inline (the widget's ``safeImageUrl``): no SVG, which is a document.
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 _BASE64 = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
 _DATA_URL = re.compile(r"^data:(image/[a-z]+);base64,(.*)$", re.IGNORECASE | re.DOTALL)
 _TAGS = re.compile(r"<[^>]*>")
-# Every ASCII punctuation mark may be backslash-escaped in CommonMark; these could start markup.
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-!|~&])")
+# What could start HTML or a link is a character reference (an autolink cannot split it from a
+# backslash); the rest of CommonMark's punctuation that could start markup, a backslash escape.
+_REFERENCES = {"<": "&lt;", ">": "&gt;", "&": "&amp;", "[": "&#91;", "]": "&#93;"}
+_MD_SPECIAL = re.compile(r"[\\`*_{}\[\]()<>#+\-!|~&]")
 # In text the parser already read, only what could start inline markup or HTML: pipes and dashes
 # stay, so a table (which the Markdown copy does not parse) still reads as one.
-_MD_INLINE = re.compile(r"([\\`*_\[\]<>!&])")
+_MD_INLINE = re.compile(r"[\\`*_\[\]<>!&~]")
+# Inline code that stays code even if a renderer breaks the span open (an autolink taking its
+# opening backtick, a table row splitting it at a pipe): nothing in it can start HTML or a link.
+_PLAIN_CODE = re.compile(r"^[^<>&\[\]|]*$")
+_CODE_LANGUAGE = re.compile(r"[^\w#+.-]")
+
+
+def _escape(pattern: re.Pattern[str], text: str) -> str:
+    return pattern.sub(lambda m: _REFERENCES.get(m[0]) or "\\" + m[0], text)
 
 
 def inline_image_url(mime: object, data: object) -> str | None:
@@ -88,7 +115,7 @@ def _image_label(alt: str, href: str | None) -> str:
 def md_text(text: str, *, inline: bool = False) -> str:
     """Plain text as Markdown that shows it literally (every character that could start markup
     escaped); ``inline`` joins lines with spaces (a table cell), else with hard breaks."""
-    lines = [_MD_SPECIAL.sub(r"\\\1", line) for line in str(text).splitlines()]
+    lines = [_escape(_MD_SPECIAL, line) for line in str(text).splitlines()]
     return " ".join(lines) if inline else "  \n".join(line for line in lines)
 
 
@@ -98,6 +125,20 @@ def md_code(text: str, language: str = "") -> str:
     fence = "`" * max(3, longest + 1)
     body = text if text.endswith("\n") else text + "\n"
     return f"{fence}{language}\n{body}{fence}"
+
+
+def md_code_span(text: str) -> str:
+    """Inline code that no backtick run inside ``text`` can end, and that shows no markup when a
+    renderer breaks it open: text that could be markup is ``<code>`` with that text escaped."""
+    text = " ".join(text.split())
+    if not _PLAIN_CODE.match(text):
+        # A pipe as a reference too: a table row (the model's, kept as text) would split at it.
+        return (
+            "<code>" + "&#124;".join(md_text(p, inline=True) for p in text.split("|")) + "</code>"
+        )
+    fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 class _SafeHtml(HTMLRenderer):
@@ -124,6 +165,14 @@ class _SafeHtml(HTMLRenderer):
         return f'<a href="{html.escape(href)}" rel="noopener noreferrer nofollow">[{label}]</a>'
 
 
+def _plain(token: dict[str, Any]) -> str:
+    """The text of an inline token's children, markup aside (an image's alt text)."""
+    return "".join(
+        _plain(c) if "children" in c else str(c.get("raw", " " if "break" in c["type"] else ""))
+        for c in token.get("children", ())
+    )
+
+
 class _SafeMarkdown(MarkdownRenderer):
     """mistune's Markdown renderer that leaves no markup the source did not have as Markdown:
     raw HTML and text are escaped, links and images follow the policy above."""
@@ -132,7 +181,16 @@ class _SafeMarkdown(MarkdownRenderer):
         return ()  # reference links are written inline (see link), so no definitions follow
 
     def text(self, token: dict[str, Any], state: Any) -> str:
-        return _MD_INLINE.sub(r"\\\1", cast(str, token["raw"]))
+        return _escape(_MD_INLINE, cast(str, token["raw"]))
+
+    def codespan(self, token: dict[str, Any], state: Any) -> str:
+        return md_code_span(cast(str, token["raw"]))
+
+    def block_code(self, token: dict[str, Any], state: Any) -> str:
+        # The info string's first word, word characters only: renderers put it in an attribute.
+        info = str(token.get("attrs", {}).get("info") or "").split()
+        language = _CODE_LANGUAGE.sub("", info[0]) if info else ""
+        return md_code(cast(str, token["raw"]), language) + "\n\n"
 
     def inline_html(self, token: dict[str, Any], state: Any) -> str:
         return md_text(cast(str, token["raw"]), inline=True)
@@ -143,21 +201,28 @@ class _SafeMarkdown(MarkdownRenderer):
     def link(self, token: dict[str, Any], state: Any) -> str:
         text = self.render_children(token, state)
         href = _link_url(str(token.get("attrs", {}).get("url", "")))
-        return text if href is None else f"[{text}](<{href}>)"
+        if href is None:
+            return text
+        if _plain(token) == href:
+            return f"<{href}>"  # a bare URL: as an autolink, it needs no escapes in its text
+        # A bare destination: quoted, it has no space or parenthesis; one in <...> would be an
+        # autolink if a renderer read the label differently.
+        return f"[{text}]({href})"
 
     def image(self, token: dict[str, Any], state: Any) -> str:
         alt = self.render_children(token, state)
         url = str(token.get("attrs", {}).get("url", ""))
         inline = _data_image(url)
         if inline is not None:
-            return f"![{alt}](<{inline}>)"
+            return f"![{alt}]({inline})"
         href = _link_url(url)
-        label = md_text(_image_label(alt, href), inline=True)
-        return f"\\[{label}\\]" if href is None else f"[\\[{label}\\]](<{href}>)"
+        label = md_text(f"[{_image_label(_TAGS.sub('', _plain(token)), href)}]", inline=True)
+        return label if href is None else f"[{label}]({href})"
 
 
 _to_html = mistune.create_markdown(renderer=_SafeHtml(), plugins=["strikethrough", "table", "url"])
-_to_markdown = mistune.create_markdown(renderer=_SafeMarkdown(), plugins=["strikethrough"])
+# The url plugin as for the HTML: a bare URL becomes an explicit link, which no autolink reads on.
+_to_markdown = mistune.create_markdown(renderer=_SafeMarkdown(), plugins=["strikethrough", "url"])
 
 
 def markdown_to_html(text: str) -> str:

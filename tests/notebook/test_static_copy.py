@@ -2,8 +2,9 @@
 data-agent turns run through the AG-UI layer against a real kernel (a real plot, a real approval,
 a photo sent back as the browser does, a form and its submission), and what a hostile model,
 kernel or tool could put in them. Each test reads the produced strings as a reader's renderer
-would: the HTML parsed, the Markdown rendered by a renderer that lets raw HTML through (as
-JupyterLab does for a trusted notebook)."""
+would: the HTML parsed, the Markdown rendered by renderers that let raw HTML through (as
+JupyterLab does for a trusted notebook): mistune with its url plugin, and, for the hostile
+forms, marked (GFM, JupyterLab's) and markdown-it with linkify, run by Node."""
 
 from __future__ import annotations
 
@@ -12,8 +13,11 @@ import base64
 import json
 import random
 import re
+import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -157,14 +161,21 @@ class _Page(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.tags: list[tuple[str, dict[str, str]]] = []
         self.text: list[str] = []
+        self.shape: list[str] = []  # tags, attributes and text, spacing aside
         self.feed(markup)
         self.close()
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, {k: v or "" for k, v in attrs}))
+        self.shape.append(f"<{tag} {sorted(self.tags[-1][1].items())}>")
+
+    def handle_endtag(self, tag: str) -> None:
+        self.shape.append(f"</{tag}>")
 
     def handle_data(self, data: str) -> None:
         self.text.append(data)
+        if data.strip():
+            self.shape.append(" ".join(data.split()))
 
     def seen(self) -> str:
         return " ".join("".join(self.text).split())
@@ -182,7 +193,8 @@ def assert_inert(markup: str) -> _Page:
         assert tag not in {"script", "iframe", "object", "embed", "style", "svg", "form", "link"}
         for name, value in attrs.items():
             assert not name.startswith("on"), (tag, name)
-            if name in _URL_ATTRIBUTES:
+            # href and src are held to their schemes below (an http URL may say javascript:).
+            if name in _URL_ATTRIBUTES - {"href", "src"}:
                 assert "javascript:" not in value.lower().replace(" ", ""), (tag, name, value)
         if "href" in attrs:
             assert attrs["href"].startswith(("https://", "http://", "mailto:")), attrs
@@ -191,9 +203,98 @@ def assert_inert(markup: str) -> _Page:
     return page
 
 
+_MISTUNE = mistune.create_markdown(escape=False, plugins=["table", "strikethrough", "url"])
+
+
 def rendered_markdown(text: str) -> str:
-    """The Markdown copy as a renderer that keeps raw HTML would show it."""
-    return str(mistune.create_markdown(escape=False, plugins=["table", "strikethrough"])(text))
+    """The Markdown copy as a renderer that keeps raw HTML would show it (mistune, autolinking
+    bare URLs as nbconvert does)."""
+    return str(_MISTUNE(text))
+
+
+_ROOT = Path(__file__).resolve().parents[2]
+_JS_RENDERERS = Path(__file__).with_name("render_markdown.mjs")
+_JS_MODULES = [
+    _ROOT / "labextension/node_modules/marked/lib/marked.esm.js",
+    _ROOT / "js/node_modules/markdown-it/dist/markdown-it.mjs",
+]
+
+
+def rendered_everywhere(texts: list[str]) -> list[dict[str, str]]:
+    """Each Markdown text as three renderers show it: mistune (above), ``marked`` with its
+    defaults (GFM, autolinks: JupyterLab's) and markdown-it with raw HTML and ``linkify`` on.
+    One Node process renders them all (tests/notebook/render_markdown.mjs), while mistune does."""
+    if shutil.which("node") is None or not all(m.is_file() for m in _JS_MODULES):
+        pytest.skip("node or the npm packages are missing: run scripts/setup.sh")
+    with ThreadPoolExecutor(1) as pool:
+        node = pool.submit(
+            subprocess.run,
+            ["node", str(_JS_RENDERERS)],
+            input=json.dumps(texts),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        by_mistune = [rendered_markdown(t) for t in texts]
+        js = json.loads(node.result().stdout)
+    return [
+        {"mistune": m, "marked": js["marked"][i], "markdown-it": js["markdown-it"][i]}
+        for i, m in enumerate(by_mistune)
+    ]
+
+
+# What a rendered Markdown copy may hold: structure and text, links out, inline raster images.
+_SAFE_TAGS = {"p", "a", "code", "pre", "em", "strong", "ul", "ol", "li", "blockquote", "hr"}
+_SAFE_TAGS |= {"table", "thead", "tbody", "tr", "th", "td", "br", "del", "s", "img"}
+_SAFE_TAGS |= {f"h{n}" for n in range(1, 7)}
+_ALIGN = re.compile(r"^(text-align: ?)?(left|center|right);?$")
+
+
+def _refused(tag: str, name: str, value: str) -> bool:
+    """Whether an attribute is outside the allow-list (a renderer's own table alignment and
+    code language class are in it)."""
+    if tag == "a" and name == "href":
+        return not value.startswith(("https://", "http://", "mailto:"))
+    if tag == "a" and name in ("rel", "title"):
+        return False
+    if tag == "img" and name == "src":
+        return not _IMAGE_SRC.match(value)
+    if tag == "img" and name in ("alt", "title"):
+        return False
+    if tag == "code" and name == "class":
+        return not re.match(r"^language-[^\s\"'<>]*$", value)
+    if tag == "ol" and name == "start":
+        return not value.isdigit()
+    if tag in ("th", "td") and name in ("align", "style"):
+        return not _ALIGN.match(value)
+    return True
+
+
+def allow_list_breaches(markup: str) -> list[str]:
+    """Every tag or attribute in rendered ``markup`` outside the allow-list: anything that
+    could run script or load something (no tag but structure, no handler, no style, links only
+    to http(s)/mailto, images only from inline raster data)."""
+    found = []
+    for tag, attrs in _Page(markup).tags:
+        if tag not in _SAFE_TAGS:
+            found.append(f"<{tag}>")
+        found += [f"<{tag} {k}={v[:60]!r}>" for k, v in attrs.items() if _refused(tag, k, v)]
+        if tag == "img" and "src" not in attrs:
+            found.append("<img> without src")
+    return found
+
+
+def markdown_breaches(texts: list[str]) -> list[str]:
+    """One line for each Markdown text that renders to something outside the allow-list in any
+    of the three renderers: which renderers, what they made, and the text."""
+    report = []
+    for text, rendered in zip(texts, rendered_everywhere(texts), strict=True):
+        bad = {r: sorted(set(allow_list_breaches(m)))[:3] for r, m in rendered.items()}
+        if any(bad.values()):
+            said = "; ".join(f"{r}: {b}" for r, b in bad.items() if b)
+            report.append(f"{said} from {text[:400]!r}")
+    return report
 
 
 def both(copy: dict[str, str]) -> tuple[_Page, _Page]:
@@ -489,18 +590,309 @@ def _mangled(value: Any, rnd: random.Random) -> Any:
 
 _ODD = [None, True, 0, -1, 1.5, "", "<script>a()</script>", "javascript:alert(1)", [], {}]
 _ODD += [{"mimeType": "image/png", "data": "!!"}, {"literalString": {"a": 1}}]
+_ODD += ["http://e.com<img src=x onerror=alert(1)>", "www.e.com`<svg onload=alert(1)>`"]
 
 
 def test_a_view_of_any_shape_renders_inert_and_capped(views: dict[str, Any]) -> None:
     """What the page sends back (H3's turn_end ``view``) may have any shape: a part of the wrong
     type shows less, it never fails the copy or lets markup through."""
     rnd = random.Random(7)
+    texts = []
     for _ in range(400):
         view = _mangled(rnd.choice(list(views.values())), rnd)
         view = view if isinstance(view, dict) else {"messages": view}
         copy = render_static_copy(view, save_photos=rnd.random() < 0.5, max_bytes=64 * 1024)
         assert size(copy) <= 64 * 1024
         both(copy)
+        texts.append(copy["text/markdown"])
+    assert not markdown_breaches(texts)  # nor under marked and markdown-it
+
+
+# -- hostile text in every field, read by the renderers a reader's front end uses ------------------
+
+# Markup, and the pieces autolink extensions (GFM's www./http(s)/email, markdown-it's linkify)
+# read across: a URL glued to a tag, an escape, an entity or a code span.
+_HOSTILE = [
+    "<img src=x onerror=alert(1)>",
+    "<svg onload=alert(1)>",
+    "<script>alert(1)</script>",
+    "</code></pre><img src=x onerror=alert(1)>",
+    '<a href="javascript:alert(1)">x</a>',
+    "<iframe src=//e.com>",
+    "<javascript:alert(1)>",
+    "<data:text/html,x>",
+    "<http://e.com>",
+    "<a@e.com>",
+    "http://e.com<img src=x onerror=alert(1)>",
+    "www.e.com`<svg onload=alert(1)>`",
+    "a@e.com<img src=x onerror=alert(1)>",
+    "[x](javascript:alert(1))",
+    "![x](javascript:alert(1))",
+    "![p](http://evil.example/p.png)",
+    "![s](data:image/svg+xml;base64,PHN2Zz4=)",
+    "[r]",
+    "\n[r]: javascript:alert(1)\n",
+    "http://e.com",
+    "https://e.com/",
+    "http://e.com/a_b*c",
+    "www.e.com",
+    "e.com",
+    "a@e.com",
+    "mailto:a@e.com",
+    "javascript:alert(1)",
+    "data:image/png;base64,iVBORw0KGgo=",
+    "&lt;img src=x onerror=alert(1)&gt;",
+    "&#60;svg onload=alert(1)&#62;",
+    "&amp;",
+    "&",
+    "&#91;",
+    "\\",
+    "\\\\",
+    "`",
+    "``",
+    "```",
+    "~~~",
+    "*",
+    "**",
+    "_",
+    "~~",
+    "[",
+    "]",
+    "(",
+    ")",
+    "](",
+    "![",
+    "|",
+    "<",
+    ">",
+    "=",
+    '"',
+    "'",
+    ";",
+    ":",
+    "!",
+    "?",
+    ".",
+    "#",
+    "-",
+    "\n",
+    "\n\n",
+    " ",
+    "  \n",
+    "\n> ",
+    "\n- ",
+    "\n1. ",
+    "\n    ",
+    "\n# ",
+    "\n---\n",
+    "<!--",
+    "-->",
+    "x",
+]
+
+
+def _hostile(rnd: random.Random) -> str:
+    """A short string of hostile pieces, sometimes wrapped in Markdown around them."""
+    text = "".join(rnd.choice(_HOSTILE) for _ in range(rnd.randint(1, 6)))
+    wrap = rnd.random()
+    if wrap < 0.06:
+        text = f"*{text}*"
+    elif wrap < 0.12:
+        text = f"**{text}**"
+    elif wrap < 0.18:
+        text = f"`{text}`"
+    elif wrap < 0.24:
+        text = f"[{text}]({rnd.choice(['https://e.com/', text, 'javascript:alert(1)'])})"
+    elif wrap < 0.3:
+        text = f"| {text} | b |\n|---|:-:|\n| `{text}|x` | {_hostile(rnd)} |"
+    elif wrap < 0.34:
+        text = f"~~{text}~~"
+    elif wrap < 0.38:
+        text = f"```{text}\n{text}\n```"
+    return text
+
+
+def _hostile_view(rnd: random.Random) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A turn view with hostile text in a random set of its fields (every field a copy shows:
+    the prompt, the answer, tools' names, arguments and results, the data agent's and the
+    notebook tools' tables, A2UI surfaces and actions, interrupts), and the copy's options."""
+
+    def h() -> str:
+        return _hostile(rnd)
+
+    messages: list[Any] = []
+    if rnd.random() < 0.5:
+        messages.append({"id": "u", "role": "user", "content": h()})
+    if rnd.random() < 0.7:
+        messages.append({"id": "a", "role": "assistant", "content": h() + " " + h()})
+    tools = {
+        "any": ({"k": h(), h(): [h()]}, h()),
+        "list_variables": (
+            {},
+            {
+                "variables": [
+                    {"name": h(), "type": h(), "shape": [h()], "size_bytes": 10}
+                    | {"columns": [{"name": h(), "dtype": h()}]}
+                ],
+                "total": 1,
+            },
+        ),
+        "describe_variable": (
+            {"name": h()},
+            {
+                "name": h(),
+                "type": h(),
+                "data_context": h(),
+                "columns": [{"name": "c", "dtype": h()}],
+                "null_counts": {"c": h()},
+                "describe": {"columns": [h()], "index": [h()], "data": [[h()]]},
+                "head": {"columns": [h(), h()], "index": [h()], "data": [[h(), h()]]},
+                "repr": h(),
+            },
+        ),
+        "run_python": (
+            {"code": h(), "justification": h()},
+            {
+                "status": rnd.choice(["ok", "error", h()]),
+                "stdout": h(),
+                "result": h(),
+                "displays": [h()],
+                "error": {"ename": h(), "evalue": h(), "traceback": [h()]},
+                "note": h(),
+                "images": [{"mimeType": "image/png", "data": "iVBORw0KGgo="}],
+            },
+        ),
+        "read_notebook": (
+            {},
+            {
+                "path": h(),
+                "cell_count": 2,
+                "cells": [
+                    {"index": h(), "type": h(), "source": h(), "asking": True},
+                    {"index": 1, "type": "code", "source": h()}
+                    | {"outputs": [{"type": "error", "ename": h()}]},
+                ],
+            },
+        ),
+        "insert_cell": (
+            {"source": h(), "cell_type": "markdown", "after": h(), "justification": h()},
+            {"cell_id": h(), "index": h(), "status": "ok", "execution_count": 3, "stdout": h()},
+        ),
+        "edit_cell": (
+            {"cell_id": h(), "source": h()},
+            {"cell_id": h(), "added": 1, "removed": 1, "diff": [h(), h()]},
+        ),
+        "approval": ({"code": h()}, f"Refused: {h()}"),
+        "rejected": ({}, f"The user rejected the call. The user said: {h()} Do not retry"),
+        "gth_read_binary": ({}, f"gth_read_binary;path:{h()};type:file;data:text/plain;base64,"),
+        "message": ({}, {"message": h()}),
+    }
+    for i, (kind, (args, result)) in enumerate(tools.items()):
+        if rnd.random() < 0.5:
+            continue
+        name = h() if kind in ("any", "approval", "rejected", "message") else kind
+        call = {"id": f"c{i}", "function": {"name": name, "arguments": json.dumps(args)}}
+        content = result if isinstance(result, str) else json.dumps(result)
+        messages.append({"id": f"a{i}", "role": "assistant", "toolCalls": [call]})
+        if rnd.random() < 0.9:
+            tool = {"id": f"t{i}", "role": "tool", "toolCallId": f"c{i}", "content": content}
+            messages.append(tool | ({"error": h()} if rnd.random() < 0.1 else {}))
+    if rnd.random() < 0.5:
+        text = {"text": {"literalString": h()}, "usageHint": "h1"}
+        field = {"label": {"literalString": h()}, "text": {"path": "/name"}}
+        components = [
+            {"id": "title", "component": {"Text": text}},
+            {"id": "f", "component": {"TextField": field}},
+            {"id": h(), "component": {"CheckBox": {"label": {"literalString": h()}}}},
+        ]
+        ops = [
+            {"surfaceUpdate": {"surfaceId": "s", "components": components}},
+            {
+                "dataModelUpdate": {
+                    "surfaceId": "s",
+                    "contents": [{"key": "name", "valueString": h()}],
+                }
+            },
+        ]
+        content = {"a2ui_operations": ops}
+        messages.append(
+            {"id": "s", "role": "activity", "activityType": "a2ui-surface", "content": content}
+        )
+        action = {"actionName": h(), "surfaceId": "s", "context": {"name": h(), h(): h()}}
+        messages.append({"id": "act", "role": "user", "content": json.dumps(action)})
+    interrupts = []
+    if rnd.random() < 0.5:
+        interrupts = [
+            {"id": "i1", "reason": "confirmation", "toolCallId": "c0", "message": h()},
+            {"id": "i2", "message": h()},
+        ]
+    options = {"prompt": h(), "notes": [h()] if rnd.random() < 0.3 else []}
+    return {"messages": messages, "interrupts": interrupts}, options
+
+
+#: What the reports showed: a URL glued to a tag, and emphasis around one after a URL.
+REPORTED = [
+    "See http://e.com<img src=x onerror=alert(1)>",
+    "https://e.com/*<img src=x onerror=alert(1)>*",
+]
+
+
+def test_the_markdown_copy_is_inert_under_gfm_autolinks_in_every_field() -> None:
+    """A static copy's text/markdown rendered by mistune (url plugin), marked (GFM, as
+    JupyterLab renders it) and markdown-it (linkify): no script, handler, style, javascript:
+    or data: link, or remote image, whatever the model, the kernel or the page wrote in any
+    field. An autolink extension reads the URL across a backslash escape (``http://e.com\\<img``
+    took the backslash and left a live ``<img onerror>``): none may be split off."""
+    rnd = random.Random(20260807)
+    texts = [
+        render_static_copy({"messages": [{"role": "assistant", "content": a}]})["text/markdown"]
+        for a in REPORTED
+    ]
+    for _ in range(300):
+        view, options = _hostile_view(rnd)
+        copy = render_static_copy(view, save_photos=True, **options)
+        assert_inert(copy["text/html"])  # the HTML form held already: it stays so
+        texts.append(copy["text/markdown"])
+    breaches = markdown_breaches(texts)
+    assert not breaches, f"{len(breaches)} of {len(texts)} copies:\n" + "\n".join(breaches[:8])
+
+
+NORMAL_ANSWER = """# Sales report
+
+Revenue **grew** by *12%* in Q1 (R&D < 5%): see [the docs](https://example.com/docs?a=1&b=2),
+https://example.com/raw, www.example.org or ada@example.com. A `list[int]` holds the ids;
+`x < y && z` is ~~false~~ true.
+
+- `sales.groupby("month")` sums it
+- a [reference][ref] and an image ![plot](data:image/png;base64,iVBORw0KGgo=)
+  1. nested, with `a|b`
+
+| month | revenue |
+|---|---:|
+| 2024-01 | 1.5 |
+| 2024-02 | 2.5 |
+
+```python
+print("<b>", sales["revenue"].sum())
+```
+
+> a quote with snake_case and 2 * 3
+
+---
+
+[ref]: https://example.com/ref
+"""
+
+
+def test_a_normal_answers_markdown_renders_as_the_model_wrote_it() -> None:
+    """Made safe, an answer with no markup to refuse still reads the same in every renderer:
+    headings, emphasis, links (bare ones too), code, lists, a table, a quote."""
+    copy = render_static_copy({"messages": [{"role": "assistant", "content": NORMAL_ANSWER}]})
+    written, saved = rendered_everywhere([NORMAL_ANSWER, copy["text/markdown"]])
+    for renderer, markup in written.items():
+        assert _Page(saved[renderer]).shape == _Page(markup).shape, renderer
+    assert "<table>" in saved["marked"] and '<a href="mailto:ada@example.com">' in saved["marked"]
+    assert not markdown_breaches([copy["text/markdown"]])
 
 
 # -- the size cap ----------------------------------------------------------------------------------
