@@ -289,6 +289,8 @@ class AgentRegistry:
             "agents": [{"name": n, "tools": tools} for n in self.names],
             # What the widget may load without asking (remote images in A2UI and Markdown).
             "a2ui": self.effective.a2ui.model_dump(by_alias=True),
+            # The page holds the notebook tools to it: only "bypass" rewrites a %gth cell.
+            "approvals": {"mode": self.effective.approvals.mode or "assisted"},
             "kernelTools": self._kernel_tools(tools),
             "agui": self._agui(),
         }

@@ -40,6 +40,9 @@ export class TranscriptView {
     this.activities = new Map();
     /** Which agent media load without a click (media.js); the agent's info sets its hosts. */
     this.media = new MediaPolicy();
+    /** The agent's approvals mode, from its info ("" until it comes): `bypass` alone lets the
+     * notebook tools rewrite a `%gth` cell. */
+    this.approvalMode = "";
     this.host = new A2uiHost({ doc, onAction: (a) => opts.onAction(a), media: this.media });
 
     this.model = h(doc, "span", { cls: "gth-model" });

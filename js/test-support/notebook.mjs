@@ -46,11 +46,15 @@ export function fakeBridge(cells, { path = "analysis.ipynb", kernelId = "k1", ra
       cell.execution_count = r.executionCount ?? 1;
       return { cellId: cell.id, index: at + 1, executionCount: cell.execution_count, outputs: r.outputs, status: r.status ?? "ok" };
     },
-    /** @param {{ cellId: string, source: string, turnId?: string }} o */
+    /** @param {{ cellId: string, source: string, turnId?: string, cellType?: string, allowMagic?: boolean }} o */
     editCell(o) {
       calls.push({ method: "editCell", args: o });
       const cell = cells[indexOf(o.cellId)];
       if (!cell) throw new Error(`No cell ${o.cellId} in ${path}.`);
+      // The real bridge's refusals (labextension/src/bridge.js), as it words them.
+      const text = Array.isArray(cell.source) ? cell.source.join("") : cell.source;
+      if (o.cellType === "markdown" && cell.cell_type !== "markdown") throw new Error(`Cell ${o.cellId} is a ${cell.cell_type} cell, not markdown.`);
+      if (!o.allowMagic && /%%?gth\b/.test(text)) throw new Error(`Cell ${o.cellId} is a %gth cell: it cannot be rewritten.`);
       const before = Array.isArray(cell.source) ? cell.source.join("") : cell.source;
       cell.source = o.source;
       return { cellId: o.cellId, before, after: o.source };

@@ -507,6 +507,11 @@ test("code with markup is text in the approval card", async () => {
 test("the question and why it is asked, in plain words", async () => {
   const { approvalQuestion, whyAsked } = await import("../src/view/approval.js");
   assert.equal(approvalQuestion("run_python", { code: true }), "Run this code in your kernel?");
+  // Code put in the notebook runs later; a module file when it is imported.
+  assert.equal(approvalQuestion("insert_cell", { code: true }), "Put this code in your notebook?");
+  assert.equal(approvalQuestion("insert_cell", { code: true, runs: true }), "Run this code in your kernel?");
+  assert.equal(approvalQuestion("edit_cell", { code: true }), "Change this code cell?");
+  assert.equal(approvalQuestion("write_file", { code: true }), "Write this file?");
   assert.equal(approvalQuestion("run_shell_command", { command: true }), "Run this command?");
   assert.equal(approvalQuestion("write_file"), "Write this file?");
   assert.equal(approvalQuestion("edit_file"), "Change this file?");

@@ -119,7 +119,7 @@ test("insert_cell's card: the source as code, where it went, and a run's output 
   frame();
   const card = el.querySelector(".gth-tool[data-tool-name=insert_cell]");
   assert.equal(card.querySelector(".gth-run-code").textContent, "df.plot()");
-  assert.deepEqual([...card.querySelectorAll(".gth-run-justification")].map((p) => p.textContent), ["code, below the asking cell, run", "Keep the plot"]);
+  assert.deepEqual([...card.querySelectorAll(".gth-run-justification")].map((p) => p.textContent), ["New code cell below the asking cell, run", "Keep the plot"]);
   assert.equal(card.querySelector(".gth-notebook-insert > .gth-run-status").textContent, "Inserted cell 2 (id new-1), ran as [4].");
   assert.equal(card.querySelector(".gth-run-stdout").textContent, "plotted\n");
   assert.equal(card.querySelector("img.gth-tool-image").getAttribute("src"), `data:image/png;base64,${PNG}`);
@@ -149,9 +149,33 @@ test("edit_cell's card shows the change as a diff, lines marked added, removed, 
   });
   frame();
   const card = el.querySelector(".gth-tool[data-tool-name=edit_cell]");
-  assert.equal(card.querySelector(".gth-run-justification").textContent, "cell c1");
+  // No notebook at hand (no bridge): the cell is named by its id, the new source shown whole.
+  assert.equal(card.querySelector(".gth-run-justification").textContent, "Edit cell c1");
+  assert.equal(card.querySelector(".gth-run-args .gth-run-code").textContent, "df['Revenue']");
   assert.equal(card.querySelector(".gth-notebook-edit .gth-run-status").textContent, "Edited cell c1: +1 −1 lines.");
   assert.deepEqual([...card.querySelectorAll(".gth-diff-line")].map((l) => [l.className.replace("gth-diff-line gth-diff-", ""), l.textContent]), [
     ["gap", "@@ … @@\n"], ["same", "  import pandas\n"], ["del", "- df['revenue']\n"], ["add", "+ df['Revenue']\n"],
   ]);
+});
+
+test("before anything changed, an edit's card shows the cell's diff (old → new) and an insert's names where it goes", async () => {
+  const { renderNotebookArgs } = await import("../src/view/notebookcards.js");
+  const { document: doc } = makeDom();
+  const cells = {
+    c3: { index: 3, type: "code", source: "import pandas as pd\nsales = pd.read_csv('s.csv')\nsales.groupby('month').sum()" },
+    "": { index: 7, type: "code", source: "%gth put that in a cell" },
+  };
+  const actions = { cellAt: (/** @type {string} */ id) => cells[id] ?? null };
+  const edit = renderNotebookArgs(doc, "edit_cell", JSON.stringify({ cell_id: "c3", source: "import pandas as pd\nsales = pd.read_csv('s.csv')\nsales.groupby('region').sum()" }), actions);
+  assert.equal(edit.querySelector(".gth-run-justification").textContent, "Edit cell 3 (code) · import pandas as pd: +1 −1 lines");
+  assert.deepEqual([...edit.querySelectorAll(".gth-diff-line")].map((l) => l.textContent), [
+    "  import pandas as pd\n", "  sales = pd.read_csv('s.csv')\n", "- sales.groupby('month').sum()\n", "+ sales.groupby('region').sum()\n",
+  ]);
+  // The whole new source is there too (what Edit edits), folded under the diff.
+  assert.match(edit.querySelector(".gth-notebook-new .gth-run-code").textContent, /region/);
+
+  const insert = renderNotebookArgs(doc, "insert_cell", JSON.stringify({ source: "agent_total = 1" }), actions);
+  assert.equal(insert.querySelector(".gth-run-justification").textContent, "New code cell below cell 7 (code) · %gth put that in a cell");
+  const after = renderNotebookArgs(doc, "insert_cell", JSON.stringify({ source: "## Notes", cell_type: "markdown", after: "c3" }), actions);
+  assert.equal(after.querySelector(".gth-run-justification").textContent, "New markdown cell below cell 3 (code) · import pandas as pd");
 });

@@ -3,8 +3,9 @@ Notebook 7 with the prebuilt extension:
 
 - approvals: at ``manual`` an ``insert_cell`` (even one that does not run) asks in its card;
   Approve inserts the cell, Reject leaves the notebook as it was and the model hears so; at
-  ``assisted`` an ``insert_cell`` without ``run`` goes in unasked, one with ``run: true`` asks
-  as code before anything is inserted (scripted model);
+  ``assisted`` a markdown cell goes in unasked, a code cell asks as code before anything is
+  inserted, whether it runs now or at the next Run All, and an edit of the person's code cell
+  asks with its diff; a ``%gth`` cell is never rewritten (scripted model);
 - inserted cells carry ``metadata.gth.turnId`` (the turn that wrote them) and stay in the saved
   file;
 - **Ask gth** on a real traceback inserts and runs ``%gth --explain`` below the failing cell, and
@@ -63,13 +64,35 @@ def insert(source: str, **args: Any) -> dict[str, Any]:
 MANUAL: dict[str, list[Any]] = {
     "manual": [insert(KEPT), "Inserted.", insert(REFUSED), "Not inserted."],
 }
+NOTE = "## What the agent found"
+PLANTED = "import pathlib\npathlib.Path('planted').touch()"
+
+
+def edit(cell_id: str, source: str, **args: Any) -> dict[str, Any]:
+    call = {"name": "edit_cell", "args": {"cell_id": cell_id, "source": source, **args}}
+    return {"content": "", "toolCalls": [call]}
+
+
 ASSISTED: dict[str, list[Any]] = {
-    "assisted": [insert(WRITTEN), insert(RAN, run=True), "Both are in."],
+    "assisted": [
+        insert(NOTE, cell_type="markdown"),
+        insert(WRITTEN),
+        insert(RAN, run=True),
+        "All are in.",
+    ],
+    # The review's attack: rewrite the person's code cell, then the asking %gth cell.
+    "planted": [
+        edit("c-code", PLANTED),
+        edit("c-ask", f"{PLANTED}  # %gth go"),
+        edit("c-ask", f"{PLANTED}  # %gth go", cell_type="markdown"),
+        "Nothing changed.",
+    ],
 }
 # Which server each test runs on.
 SERVER_OF = {
     "test_manual_asks_before_any_insert_and_a_rejection_changes_nothing": "manual",
-    "test_assisted_asks_only_for_an_insert_that_runs_and_the_cells_are_saved_marked": "assisted",
+    "test_assisted_asks_for_code_cells_and_the_cells_are_saved_marked": "assisted",
+    "test_assisted_asks_before_rewriting_code_and_never_rewrites_a_gth_cell": "assisted",
     "test_ask_gth_on_a_traceback_explains_it_from_the_notebook": "demo",
 }
 
@@ -153,7 +176,7 @@ def test_manual_asks_before_any_insert_and_a_rejection_changes_nothing(
     card = root.locator(".gth-tool[data-tool-name=insert_cell]")
     approval = card.locator(".gth-approval")
     expect(approval).to_be_visible(timeout=STEP_MS)
-    expect(approval.locator(".gth-approval-title")).to_have_text("Call this tool?")
+    expect(approval.locator(".gth-approval-title")).to_have_text("Put this code in your notebook?")
     expect(approval).to_contain_text('approvals are set to "manual"')
     expect(card.locator("pre.gth-run-code")).to_have_text(KEPT)
     assert sources(notebook, "c-ask") == before
@@ -187,7 +210,7 @@ def test_manual_asks_before_any_insert_and_a_rejection_changes_nothing(
     assert REFUSED not in json.dumps(sources(notebook, "c-ask"))
 
 
-def test_assisted_asks_only_for_an_insert_that_runs_and_the_cells_are_saved_marked(
+def test_assisted_asks_for_code_cells_and_the_cells_are_saved_marked(
     jupyter: JupyterServer, notebook: NotebookPage
 ) -> None:
     script = jupyter.use_script("assisted")
@@ -197,14 +220,26 @@ def test_assisted_asks_only_for_an_insert_that_runs_and_the_cells_are_saved_mark
     root = notebook.ready_widget()
     cards = root.locator(".gth-tool[data-tool-name=insert_cell]")
 
-    # Without run, a write: assisted inserts it unasked.
-    written = cards.nth(0)
-    expect(written.locator(".gth-notebook-insert")).to_contain_text(
-        "Inserted cell 2", timeout=STEP_MS
+    # A markdown cell is a write: assisted inserts it unasked.
+    note = cards.nth(0)
+    expect(note.locator(".gth-notebook-insert")).to_contain_text("Inserted cell 2", timeout=STEP_MS)
+    expect(note.locator(".gth-approval")).to_have_count(0)
+    # A code cell runs at the next Run All even when the call does not run it: code, asked,
+    # and not in the notebook until approved.
+    written = cards.nth(1)
+    planting = written.locator(".gth-approval")
+    expect(planting).to_be_visible(timeout=STEP_MS)
+    expect(planting.locator(".gth-approval-title")).to_have_text("Put this code in your notebook?")
+    expect(written.locator(".gth-run-justification").first).to_have_text(
+        re.compile(r"^New code cell below cell 2 \(markdown\)")
     )
-    expect(written.locator(".gth-approval")).to_have_count(0)
-    # With run: true, code: its card asks as run_python's does, and nothing is inserted yet.
-    ran = cards.nth(1)
+    assert WRITTEN not in sources(notebook, "c-ask")
+    planting.locator("button.gth-approve").click()
+    expect(written.locator(".gth-notebook-insert")).to_contain_text(
+        "Inserted cell 3", timeout=STEP_MS
+    )
+    # With run: true, code run now: its card asks as run_python's does.
+    ran = cards.nth(2)
     approval = ran.locator(".gth-approval")
     expect(approval).to_be_visible(timeout=STEP_MS)
     expect(approval.locator(".gth-approval-title")).to_have_text("Run this code in your kernel?")
@@ -213,26 +248,85 @@ def test_assisted_asks_only_for_an_insert_that_runs_and_the_cells_are_saved_mark
     notebook.shot("assisted asks for run", root)
     approval.locator("button.gth-approve").click()
     expect(ran.locator(".gth-notebook-insert")).to_contain_text("ran as [", timeout=STEP_MS)
-    expect(assistant(root).last).to_have_text("Both are in.", timeout=STEP_MS)
+    expect(assistant(root).last).to_have_text("All are in.", timeout=STEP_MS)
     expect(root).to_have_attribute("data-state", "idle", timeout=STEP_MS)
     # In order below the asking cell; the one that ran shows its output in the notebook.
-    assert sources(notebook, "c-ask")[:4] == ["%load_ext gth_jupyter", "%gth go", WRITTEN, RAN]
-    expect(notebook.cells.nth(3).locator(".jp-OutputArea-output")).to_have_text("42")
-    assert len(script.wait_records(3)) == 3
+    assert sources(notebook, "c-ask")[:5] == [
+        "%load_ext gth_jupyter",
+        "%gth go",
+        NOTE,
+        WRITTEN,
+        RAN,
+    ]
+    expect(notebook.cells.nth(4).locator(".jp-OutputArea-output")).to_have_text("42")
+    assert len(script.wait_records(4)) == 4
 
     # Saved, the inserted cells stay, marked with the turn that wrote them; the person's not.
+    # None is marked trusted: what the agent wrote is not the person's.
     thread = jupyter.thread(str(root.get_attribute("data-thread-id")))
     (turn,) = [t["turnId"] for t in thread["turns"]]
     notebook.save()  # the file held no output before: saved once it holds the chat's
     saved = nbformat.read(str(jupyter.root / rel), as_version=4)  # type: ignore[no-untyped-call]
     cells = [(c.source, c.metadata.get("gth")) for c in saved.cells]
-    assert cells[:4] == [
+    assert cells[:5] == [
         ("%load_ext gth_jupyter", None),
         ("%gth go", None),
+        (NOTE, {"turnId": turn}),
         (WRITTEN, {"turnId": turn}),
         (RAN, {"turnId": turn}),
     ], cells
-    assert saved.cells[3].outputs[0]["text"] == "42\n", saved.cells[3].outputs
+    assert not any("trusted" in c.metadata for c in saved.cells[2:5]), saved.cells[2:5]
+    assert saved.cells[4].outputs[0]["text"] == "42\n", saved.cells[4].outputs
+
+
+def test_assisted_asks_before_rewriting_code_and_never_rewrites_a_gth_cell(
+    jupyter: JupyterServer, notebook: NotebookPage
+) -> None:
+    """The review's attack at ``assisted``: ``edit_cell`` rewrote the person's code cell and the
+    asking ``%gth`` cell unasked, and the next Run All ran both."""
+    script = jupyter.use_script("planted")
+    rel = f"flow-planted-{jupyter.app}.ipynb"
+    cells = [("c-load", "%load_ext gth_jupyter"), ("c-code", "total = 1"), ("c-ask", "%gth go")]
+    open_notebook(notebook, rel, cells)
+    notebook.run_cells(0, 2)
+    root = notebook.ready_widget()
+    before = sources(notebook, "c-ask")
+    edits = root.locator(".gth-tool[data-tool-name=edit_cell]")
+
+    # The person's code cell: asked as code, over the change as a diff of the cell as it is.
+    first = edits.nth(0)
+    asking = first.locator(".gth-approval")
+    expect(asking).to_be_visible(timeout=STEP_MS)
+    expect(asking.locator(".gth-approval-title")).to_have_text("Change this code cell?")
+    expect(first.locator(".gth-run-justification").first).to_have_text(
+        "Edit cell 1 (code) · total = 1: +2 \N{MINUS SIGN}1 lines"
+    )
+    lines = first.locator(".gth-run-args .gth-diff-line")
+    expect(lines).to_have_text(
+        ["- total = 1", "+ import pathlib", "+ pathlib.Path('planted').touch()"]
+    )
+    notebook.shot("a code edit asks with its diff", root)
+    asking.locator("button.gth-reject").click()
+    expect(asking).to_have_attribute("data-state", "rejected")
+
+    # The asking %gth cell: asked too (its default kind is code); approved, the page still
+    # refuses to rewrite a %gth cell below bypass.
+    second = edits.nth(1)
+    magic = second.locator(".gth-approval")
+    expect(magic).to_be_visible(timeout=STEP_MS)
+    magic.locator("button.gth-approve").click()
+    expect(second.locator(".gth-tool-error")).to_contain_text("is a %gth cell", timeout=STEP_MS)
+    # Called markdown (a write, unasked), the page holds the call to it: not a markdown cell.
+    third = edits.nth(2)
+    expect(third.locator(".gth-tool-error")).to_contain_text("not markdown", timeout=STEP_MS)
+    expect(third.locator(".gth-approval")).to_have_count(0)
+
+    expect(assistant(root).last).to_have_text("Nothing changed.", timeout=STEP_MS)
+    expect(root).to_have_attribute("data-state", "idle", timeout=STEP_MS)
+    assert sources(notebook, "c-ask") == before
+    results = tool_results(script.wait_records(4)[-1:])
+    assert "rejected the edit_cell call" in results[0], results
+    assert "is a %gth cell" in results[1] and "not markdown" in results[2], results
 
 
 FAILING = 'prices["Apple"] * 2'

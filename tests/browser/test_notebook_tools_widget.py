@@ -139,8 +139,11 @@ def test_edit_cell_changes_the_cell_and_shows_the_diff(
     notebook.run_cells(0, 2)
     root = notebook.ready_widget()
     card = root.locator(".gth-tool[data-tool-name=edit_cell]")
-    expect(card.locator(".gth-diff-del")).to_have_text('- data = {"a": 1}\n', timeout=STEP_MS)
-    expect(card.locator(".gth-diff-add")).to_have_text('+ data = {"revenue": 1}\n')
+    # The diff as made, in the result; the one asked over (under the arguments) folded away.
+    made = card.locator(".gth-notebook-edit")
+    expect(made.locator(".gth-diff-del")).to_have_text('- data = {"a": 1}\n', timeout=STEP_MS)
+    expect(made.locator(".gth-diff-add")).to_have_text('+ data = {"revenue": 1}\n')
+    expect(card.locator("details.gth-tool-args")).not_to_have_attribute("open", "")
     assert source_of(notebook, 1) == FIXED
     notebook.shot("edit_cell diff", root)
     result = tool_result(script.wait_records(2))

@@ -41,7 +41,9 @@ pytestmark = [
 TEST_TIMEOUT_S = 240
 KERNEL_ENV = (
     "import os\n"
-    "print('gth-jupyter variables:', sorted(k for k in os.environ if k.startswith('GTH_JUPYTER')))"
+    "gth = {k: v for k, v in os.environ.items() if k.startswith('GTH_JUPYTER')}\n"
+    "urls = [k for k, v in gth.items() if '://' in v]\n"
+    "print('gth-jupyter variables:', sorted(gth), 'urls:', urls)"
 )
 PAGE_TOKEN = "JSON.parse(document.getElementById('jupyter-config-data').textContent).token || ''"
 
@@ -157,9 +159,12 @@ def chat_through_the_hub(hub: Hub, user: HubUser, name: str) -> None:
             assert transcript(root) == [("user", prompt), ("assistant", reply_of(user.name))]
             assert page.locator(".gth-error").all_inner_texts() == []
             nb.shot("reply")
-            # The server's database and Redis URLs never reached the kernel's environment.
+            # The server's database and Redis URLs never reached the kernel's environment; what
+            # does is the server's configuration (which files, its root), no URL among it.
             output = nb.cells.nth(2).locator(".jp-OutputArea-output")
-            expect(output).to_have_text("gth-jupyter variables: []")
+            expect(output).to_have_text(
+                "gth-jupyter variables: ['GTH_JUPYTER_SERVER_CONFIG'] urls: []"
+            )
 
             # The run went over HTTP (not the kernel's comm), under this user's prefix, with
             # the server's login cookie and what JupyterLab itself sends: the XSRF header, and

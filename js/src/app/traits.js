@@ -38,5 +38,6 @@ export function followTraits(model, view, signal) {
  */
 export function showAgentInfo(model, view, info) {
   view.setMediaHosts(info.a2ui?.imageHosts);
+  view.approvalMode = typeof info.approvals?.mode === "string" ? info.approvals.mode : "";
   if (!model.get("model_label")) view.setHeader({ modelLabel: [info.provider, info.model].filter(Boolean).join(" · "), offline: Boolean(info.offline) });
 }

@@ -203,7 +203,7 @@ export class InterruptCards {
         ]);
     if (args && !d.command && code === null) args.open = true;
     const decision = h(doc, "p", { cls: "gth-approval-decision", attrs: { role: "status" } });
-    const question = approvalQuestion(d.toolName, { code: code !== null, command: Boolean(d.command) });
+    const question = approvalQuestion(d.toolName, { code: code !== null, command: Boolean(d.command), runs: Boolean(d.args?.run) });
     const title = h(doc, "span", { cls: "gth-approval-title", text: question });
     const why = whyAsked(i.message, d.toolName);
     decision.hidden = true;
@@ -359,9 +359,14 @@ export const approveAlways = (interruptId, grant) => ({ interruptId, status: "re
 /**
  * The question an approval asks, in plain words.
  * @param {string} toolName
- * @param {{ code?: boolean, command?: boolean }} what whether it carries code, a shell command
+ * @param {{ code?: boolean, command?: boolean, runs?: boolean }} what whether it carries code, a
+ *   shell command, and whether the code runs now (insert_cell's `run`)
  */
-export function approvalQuestion(toolName, { code = false, command = false } = {}) {
+export function approvalQuestion(toolName, { code = false, command = false, runs = false } = {}) {
+  // Code written into the notebook runs later, at the next Run All; a module file when imported.
+  if (code && toolName === "insert_cell" && !runs) return "Put this code in your notebook?";
+  if (code && toolName === "edit_cell") return "Change this code cell?";
+  if (code && toolName in FILE_QUESTIONS) return FILE_QUESTIONS[/** @type {keyof typeof FILE_QUESTIONS} */ (toolName)];
   if (code) return "Run this code in your kernel?";
   if (command) return "Run this command?";
   return FILE_QUESTIONS[/** @type {keyof typeof FILE_QUESTIONS} */ (toolName)] ?? "Call this tool?";

@@ -260,8 +260,10 @@ export function renderKernelResult(/** @type {Document} */ doc, /** @type {strin
 }
 
 /**
- * @typedef {{ insertCell?: (code: string) => Promise<unknown> }} CardActions What a person can
- *   do from a card: `insertCell` while the notebook bridge finds this widget's notebook.
+ * @typedef {{ insertCell?: (code: string) => Promise<unknown>,
+ *   cellAt?: (cellId: string) => { index?: number, type?: string, source?: string } | null }} CardActions
+ *   What a person can do and see from a card while the notebook bridge finds this widget's
+ *   notebook: `insertCell` (Insert as cell), `cellAt` (a cell as it is now; "" the asking one).
  */
 
 /**

@@ -4,6 +4,7 @@
 // goes in as text only; a plot becomes an <img> only through kernelcards' safe data: URLs.
 
 import { EDIT_CELL, INSERT_CELL, READ_NOTEBOOK } from "../tools/notebook.js";
+import { lineDiff } from "../tools/notebook_summary.js";
 import { h } from "./dom.js";
 import { parseResult, renderRunPython } from "./kernelcards.js";
 
@@ -82,14 +83,55 @@ export function renderNotebookResult(/** @type {Document} */ doc, /** @type {str
   return RENDERERS[name](doc, value);
 }
 
-/** insert_cell's and edit_cell's source drawn as code, or null. */
-export function renderNotebookArgs(/** @type {Document} */ doc, /** @type {string} */ name, /** @type {unknown} */ text) {
+/**
+ * Where a cell is, for the person deciding on a change: "cell 3 (code) · `sales.groupby(…)`".
+ * @param {{ index?: number, type?: string, source?: string } | null | undefined} cell
+ */
+function cellName(cell) {
+  if (!cell) return "";
+  const line = firstLine(cell.source);
+  return `cell ${cell.index ?? "?"} (${cell.type === "markdown" ? "markdown" : String(cell.type ?? "code")})${line ? ` · ${line}` : ""}`;
+}
+
+/** A line diff drawn as edit_cell's result is (removed and added lines marked). @param {Document} doc @param {string[]} lines */
+function diffBlock(doc, lines) {
+  const kind = (/** @type {string} */ l) => (l.startsWith("+ ") ? "add" : l.startsWith("- ") ? "del" : l.startsWith("@@") ? "gap" : "same");
+  return h(doc, "pre", { cls: "gth-diff" }, lines.map((l) => h(doc, "span", { cls: `gth-diff-line gth-diff-${kind(l)}`, text: `${l}\n` })));
+}
+
+/**
+ * insert_cell's and edit_cell's source drawn as code, or null. With the notebook at hand
+ * (`actions.cellAt`, while the bridge finds it), an edit shows the change as a line diff of the
+ * cell as it is now (old → new, three lines of context) and names the cell; an insert names the
+ * cell it goes below. That is what an approval is asked over, before anything changed.
+ * @param {Document} doc @param {string} name @param {unknown} text
+ * @param {import("./kernelcards.js").CardActions} [actions]
+ */
+export function renderNotebookArgs(doc, name, text, actions = {}) {
   const args = name === INSERT_CELL || name === EDIT_CELL ? parseResult(text) : null;
   if (typeof args?.source !== "string") return null;
-  const where = name === EDIT_CELL ? `cell ${String(args.cell_id ?? "?")}` : [args.cell_type === "markdown" ? "markdown" : "code", args.after ? `after ${args.after}` : "below the asking cell", args.run ? "run" : ""].filter(Boolean).join(", ");
-  return h(doc, "div", { cls: "gth-run-args" }, [
+  const markdown = args.cell_type === "markdown";
+  const language = markdown ? "markdown" : "python";
+  if (name === EDIT_CELL) {
+    const cell = typeof args.cell_id === "string" ? actions.cellAt?.(args.cell_id) : null;
+    const diff = cell && typeof cell.source === "string" ? lineDiff(cell.source, args.source) : null;
+    const where = cell ? `Edit ${cellName(cell)}` : `Edit cell ${String(args.cell_id ?? "?")}`;
+    const counts = diff ? (diff.lines.length ? `: +${diff.added} −${diff.removed} lines` : ": no change") : "";
+    return h(doc, "div", { cls: "gth-run-args gth-notebook-change" }, [
+      h(doc, "p", { cls: "gth-run-justification", text: `${where}${counts}` }),
+      diff && diff.lines.length ? diffBlock(doc, diff.lines) : null,
+      // The new source whole (what Edit edits), folded when the diff already shows it.
+      diff && diff.lines.length
+        ? h(doc, "details", { cls: "gth-notebook-new" }, [h(doc, "summary", { text: "New source" }), h(doc, "pre", { cls: "gth-run-code", text: args.source, data: { language } })])
+        : h(doc, "pre", { cls: "gth-run-code", text: args.source, data: { language } }),
+    ]);
+  }
+  const below = args.after ? actions.cellAt?.(String(args.after)) : actions.cellAt?.("");
+  const place = below ? `below ${cellName(below)}` : args.after ? `after ${args.after}` : "below the asking cell";
+  const where = [`New ${markdown ? "markdown" : "code"} cell ${place}`, args.run ? "run" : ""].filter(Boolean).join(", ");
+  return h(doc, "div", { cls: "gth-run-args gth-notebook-change" }, [
     h(doc, "p", { cls: "gth-run-justification", text: where }),
     typeof args.justification === "string" && args.justification ? h(doc, "p", { cls: "gth-run-justification", text: args.justification }) : null,
-    h(doc, "pre", { cls: "gth-run-code", text: args.source, data: { language: args.cell_type === "markdown" ? "markdown" : "python" } }),
+    h(doc, "pre", { cls: "gth-run-code", text: args.source, data: { language } }),
   ]);
 }

@@ -86,7 +86,7 @@ export class ToolCard {
     } catch {
       // Not JSON: show as sent.
     }
-    const code = renderKernelArgs(this.doc, this.name, this.argsText, this.actions) ?? renderNotebookArgs(this.doc, this.name, this.argsText);
+    const code = renderKernelArgs(this.doc, this.name, this.argsText, this.actions) ?? renderNotebookArgs(this.doc, this.name, this.argsText, this.actions);
     this.frames.mark(`args:${this.id}`, () => {
       this.argsPre.textContent = shown;
       // run_python's code reads as code, not as an escaped JSON string; open, since it is the call.
@@ -181,7 +181,9 @@ export class ToolCard {
     }
     if (binary) shown = binarySummary(binary); // the name and size, not the base64
     if (drawn) this.#showKernelResult(drawn);
-    else if (err !== undefined) this.showError((isKernelTool(this.name) && errorMessage(parseResult(text))) || errorText(err));
+    // An edit's result is its diff as made: the diff asked over, under the arguments, folds away.
+    if (drawn && this.name === "edit_cell") this.frames.mark(`fold:${this.id}`, () => (this.args.open = false));
+    if (!drawn && err !== undefined) this.showError((isKernelTool(this.name) && errorMessage(parseResult(text))) || errorText(err));
     if (err !== undefined && this.name === CAPTURE_IMAGE) this.#ended(`No photo: ${errorText(err)}`);
     if (preview) {
       this.result.hidden = false;
