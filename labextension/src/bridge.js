@@ -3,6 +3,7 @@
 // the notebook it sits in. Everything goes through the notebook's model, never the DOM: windowed
 // notebooks detach off-screen cells, and the model holds unsaved edits.
 import { NotebookActions, runCell as defaultRunCell } from "@jupyterlab/notebook";
+import { safeCellMarkdown } from "./safe_markdown.js";
 
 export const BRIDGE_VERSION = 1;
 export const GLOBAL_NAME = "__gth_jupyter_notebook__";
@@ -160,13 +161,18 @@ export class NotebookHandle {
    * notebook's kernel as the person's Shift+Enter would (the notebook's own executor, in order
    * with the person's queue) and resolves with its outputs once it finished.
    * @param {{source: string, cellType?: string, after?: string, askingCellId?: string,
-   *   turnId?: string, run?: boolean}} options
+   *   turnId?: string, run?: boolean, imageHosts?: string[]}} options `imageHosts`: the hosts
+   *   whose images may load in the Markdown written (safe_markdown.js)
    */
-  async insertCell({ source, cellType = "code", after, askingCellId, turnId, run = false }) {
+  async insertCell({ source, cellType = "code", after, askingCellId, turnId, run = false, imageHosts }) {
     if (typeof source !== "string") throw new Error("insertCell needs the cell's source (a string).");
     if (cellType !== "code" && cellType !== "markdown") {
       throw new Error(`A cell is "code" or "markdown", not ${JSON.stringify(cellType)}.`);
     }
+    // A Markdown cell renders as soon as it is in: what it holds must load nothing.
+    const written = cellType === "markdown" ? safeCellMarkdown(source, { imageHosts }) : source;
+    const rewritten = written !== source;
+    source = written;
     const panel = this._open();
     const model = /** @type {any} */ (panel.model);
     const index = this._insertIndex(after, askingCellId, turnId);
@@ -186,6 +192,7 @@ export class NotebookHandle {
     const inserted = model.cells.get(index);
     /** @type {any} */
     const result = { cellId: inserted.id, index, status: "ok" };
+    if (rewritten) result.source = source;
     if (run) {
       const ran = await runCellOf(panel, inserted.id, this._executor);
       const now = this._cell(inserted.id)[1];
@@ -204,11 +211,13 @@ export class NotebookHandle {
   /**
    * Replaces a cell's source as one undoable step (the cell's own undo, Ctrl+Z in its editor,
    * or the notebook's when document-wide undo is on).
-   * @param {{cellId: string, source: string, turnId?: string}} options
+   * @param {{cellId: string, source: string, turnId?: string, imageHosts?: string[]}} options
    */
-  editCell({ cellId, source }) {
+  editCell({ cellId, source, imageHosts }) {
     if (typeof source !== "string") throw new Error("editCell needs the new source (a string).");
     const [, cell] = this._cell(cellId);
+    // A rendered Markdown cell renders its new source at once (see insertCell).
+    if (cell.type === "markdown") source = safeCellMarkdown(source, { imageHosts });
     const shared = /** @type {any} */ (cell.sharedModel);
     const before = shared.getSource();
     oneUndoStep(shared, () => shared.setSource(source));

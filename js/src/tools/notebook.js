@@ -21,17 +21,21 @@ export const NOTEBOOK_TOOLS = [READ_NOTEBOOK, INSERT_CELL, EDIT_CELL];
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
 const MAX_DIFF_LINES = 400;
+// What the model hears when the bridge rewrote its Markdown (the diff of edit_cell shows it).
+const MARKDOWN_REWRITTEN =
+  "The Markdown was rewritten so that it loads nothing when shown: images from hosts not trusted for images became links, and HTML that loads or styles anything is shown as text.";
 
 /**
  * @typedef {{ path: string, read: (o?: { offset?: number, limit?: number }) => any,
- *   insertCell: (o: { source: string, cellType?: string, after?: string, askingCellId?: string, turnId?: string, run?: boolean }) => Promise<any>,
- *   editCell: (o: { cellId: string, source: string, turnId?: string }) => any,
+ *   insertCell: (o: { source: string, cellType?: string, after?: string, askingCellId?: string, turnId?: string, run?: boolean, imageHosts?: string[] }) => Promise<any>,
+ *   editCell: (o: { cellId: string, source: string, turnId?: string, imageHosts?: string[] }) => any,
  *   setStaticCopy?: (o: { displayId: string, data: Record<string, string> }) => boolean }} NotebookHandle
  * @typedef {{ version?: number, find: (o: { cellId: string, kernelId: string }) => NotebookHandle | null }} NotebookBridge
  * @typedef {{ cellId: string, kernelId: string, turnId: string, bridge: () => NotebookBridge | null,
- *   handle: () => NotebookHandle | null, why: () => string }} NotebookLink
+ *   handle: () => NotebookHandle | null, why: () => string, imageHosts?: () => string[] }} NotebookLink
  *   This widget's way to its notebook: found again at each use, so a closed notebook or a
- *   reloaded extension is never held on to.
+ *   reloaded extension is never held on to. `imageHosts`: the hosts whose images load in the
+ *   view (`a2ui.imageHosts`); the bridge lets only those load in the Markdown cells it writes.
  */
 
 /** Pages already told the notebook tools are off (each page once, by its global). */
@@ -76,11 +80,12 @@ export function notebookLink(model, env = {}) {
  * Link a view to its notebook: its cards get the Insert-as-cell action while the bridge finds
  * the notebook, else the first view of the page says once, quietly, why the notebook tools are
  * off. Returns the link the registry's notebook tools use.
- * @param {{ model: { get: (k: string) => any }, view: { doc: Document, root: any, cardActions: import("../view/kernelcards.js").CardActions },
- *   env?: { global?: any } }} opts
+ * @param {{ model: { get: (k: string) => any }, view: { doc: Document, root: any, cardActions: import("../view/kernelcards.js").CardActions,
+ *   media?: { hosts: string[] } }, env?: { global?: any } }} opts
  */
 export function linkNotebook({ model, view, env = {} }) {
   const link = notebookLink(model, env);
+  link.imageHosts = () => [...(view.media?.hosts ?? [])];
   const why = link.why();
   if (!why) {
     view.cardActions.insertCell = (code) => insertCode(link, code);
@@ -163,8 +168,11 @@ export async function insertCell(nb, args, link, ctx) {
   if (args.after !== undefined && typeof args.after !== "string") return failed("'after' must be a cell id from read_notebook.");
   const run = Boolean(args.run);
   const turnId = turnOf(link, ctx);
-  const done = await nb.insertCell({ source: args.source, cellType, after: args.after || undefined, askingCellId: link.cellId, turnId, run });
+  const imageHosts = link.imageHosts?.() ?? [];
+  const done = await nb.insertCell({ source: args.source, cellType, after: args.after || undefined, askingCellId: link.cellId, turnId, run, imageHosts });
+  /** @type {Record<string, unknown>} */
   const answer = { cell_id: String(done?.cellId ?? ""), index: done?.index ?? null };
+  if (typeof done?.source === "string") answer.note = `${MARKDOWN_REWRITTEN} It reads:\n${done.source}`;
   if (!run || cellType !== "code") return answer;
   return { ...answer, ...runResult(done) };
 }
@@ -179,7 +187,7 @@ export async function insertCell(nb, args, link, ctx) {
 export async function editCell(nb, args, link, ctx) {
   if (typeof args?.cell_id !== "string" || !args.cell_id) return failed("edit_cell needs 'cell_id', a cell id from read_notebook.");
   if (typeof args.source !== "string") return failed("edit_cell needs 'source', the cell's new text.");
-  const done = await nb.editCell({ cellId: args.cell_id, source: args.source, turnId: turnOf(link, ctx) });
+  const done = await nb.editCell({ cellId: args.cell_id, source: args.source, turnId: turnOf(link, ctx), imageHosts: link.imageHosts?.() ?? [] });
   const diff = lineDiff(String(done?.before ?? ""), String(done?.after ?? args.source));
   const lines = diff.lines.length > MAX_DIFF_LINES ? [...diff.lines.slice(0, MAX_DIFF_LINES), `@@ ${diff.lines.length - MAX_DIFF_LINES} more diff lines not shown @@`] : diff.lines;
   return { cell_id: String(done?.cellId ?? args.cell_id), added: diff.added, removed: diff.removed, diff: lines };
