@@ -52,10 +52,15 @@ POLL_S = 0.25
 
 class Answer(str):
     """The agent's final text: a plain ``str`` that, as a cell's value, renders as the Markdown
-    it is (``print`` still shows the raw text)."""
+    it is (``print`` still shows the raw text).
+
+    The Markdown shown is the model's made safe (``copy_markdown``): JupyterLab renders a fresh
+    output's raw HTML, so ``<img src=x onerror=…>`` in an answer would run in the page."""
 
     def _repr_markdown_(self) -> str:
-        return str(self)
+        from .copy_markdown import markdown_to_markdown
+
+        return markdown_to_markdown(str(self))
 
 
 class Session:

@@ -33,6 +33,18 @@ def test_ask_returns_the_final_text_and_keeps_the_thread(config: Path) -> None:
     assert [len(call) for call in model.received] == [1, 3]  # the second call saw the history
 
 
+def test_an_answer_shown_as_markdown_carries_no_live_html() -> None:
+    """JupyterLab renders a fresh output's raw HTML: the model's answer as a cell's value must
+    not become an element that runs script or loads anything."""
+    from gth_jupyter.notebook.session import Answer
+
+    answer = Answer('**Done** <img src=x onerror="alert(1)"> ![p](http://evil.example/x.png)')
+    shown = answer._repr_markdown_()
+    assert "<img" not in shown and "**Done**" in shown
+    assert "![" not in shown and "evil.example" in shown  # a link to it, never a load
+    assert str(answer).startswith("**Done** <img")  # print still shows what the model said
+
+
 def test_ask_can_stream_to_stdout(config: Path, capsys: pytest.CaptureFixture[str]) -> None:
     Session(config).ask("one", stream=True)
     assert capsys.readouterr().out == "First.\n"
