@@ -150,7 +150,7 @@ test("insert_cell: below the asking cell, marked with the turn; with run, the ou
   const plain = await call(registry, "insert_cell", { source: "df.head()" });
   assert.deepEqual(plain, { cell_id: "new-1", index: 4 });
   assert.deepEqual(nb.calls.find((c) => c.method === "insertCell").args, {
-    source: "df.head()", cellType: "code", after: undefined, askingCellId: "c-ask", turnId: "turn-1", run: false,
+    source: "df.head()", cellType: "code", after: undefined, askingCellId: "c-ask", turnId: "turn-1", run: false, imageHosts: [],
   });
   assert.deepEqual(nb.cells[4].metadata, { gth: { turnId: "turn-1" } });
 
@@ -220,9 +220,22 @@ test("edit_cell: the cell's new source, and the change as a line diff", async ()
   const v = await call(registry, "edit_cell", { cell_id: "c-fail", source: "df['Revenue'].sum()" });
   assert.deepEqual(v, { cell_id: "c-fail", added: 1, removed: 1, diff: ["- df['revenue'].sum()", "+ df['Revenue'].sum()"] });
   assert.equal(nb.cells[2].source, "df['Revenue'].sum()");
-  assert.deepEqual(nb.calls.find((c) => c.method === "editCell").args, { cellId: "c-fail", source: "df['Revenue'].sum()", turnId: "turn-1" });
+  // The cell type the server gated the call as, which the bridge holds it to; a %gth cell is
+  // rewritten only when the agent's approvals mode is bypass.
+  assert.deepEqual(nb.calls.find((c) => c.method === "editCell").args, {
+    cellId: "c-fail", source: "df['Revenue'].sum()", turnId: "turn-1", imageHosts: [], cellType: "code", allowMagic: false,
+  });
   assert.deepEqual(await call(registry, "edit_cell", { cell_id: "gone", source: "" }), { error: "No cell gone in analysis.ipynb." });
   assert.match((await call(registry, "edit_cell", { source: "x" })).error, /needs 'cell_id'/);
+  assert.match((await call(registry, "edit_cell", { cell_id: "c-md", source: "x", cell_type: "raw" })).error, /'cell_type' must be/);
+  // What the bridge refuses (a code cell edited as markdown, a %gth cell) comes back as the error.
+  assert.match((await call(registry, "edit_cell", { cell_id: "c-fail", source: "x", cell_type: "markdown" })).error, /is a code cell, not markdown/);
+  assert.match((await call(registry, "edit_cell", { cell_id: "c-ask", source: "import os" })).error, /is a %gth cell/);
+  assert.equal(nb.cells[3].source, "%gth why did this fail?");
+  const bypass = notebookLink(fakeModel(traits()), { global: { __gth_jupyter_notebook__: nb.bridge } });
+  bypass.approvalMode = () => "bypass";
+  const rewritten = await call(createRegistry([], { notebook: bypass }), "edit_cell", { cell_id: "c-ask", source: "%gth why, exactly?" });
+  assert.equal(rewritten.added, 1);
 
   const before = Array.from({ length: 20 }, (_, i) => `line ${i}`).join("\n");
   const after = before.replace("line 10", "line ten").replace("line 19", "line 19\nline 20");

@@ -10,6 +10,8 @@ export const GLOBAL_NAME = "__gth_jupyter_notebook__";
 const WIDGET_VIEW = "application/vnd.jupyter.widget-view+json";
 const STATIC_MIMETYPES = ["text/html", "text/markdown", "text/plain"];
 const READ_LIMIT_MAX = 1000;
+// A line calling the magic (`%gth …`, `%%gth`, `w = %gth …`), or IPython's spelled-out form.
+const GTH_MAGIC = /(^|\n)[^\n#]*%%?gth\b|run_(line|cell)_magic\(\s*["']gth["']/;
 
 /**
  * @typedef {import("@jupyterlab/notebook").INotebookTracker} INotebookTracker
@@ -185,8 +187,8 @@ export class NotebookHandle {
     if (cellType === "code") {
       cell.outputs = [];
       cell.execution_count = null;
-      // The person's own new cells are trusted; so are the ones they let the agent write.
-      cell.metadata.trusted = true;
+      // Never marked trusted: what the agent wrote is not the person's (its outputs, once run,
+      // are trusted as any output the person's kernel made in this session).
     }
     oneUndoStep(model.sharedModel, () => model.sharedModel.insertCell(index, cell));
     const inserted = model.cells.get(index);
@@ -211,17 +213,45 @@ export class NotebookHandle {
   /**
    * Replaces a cell's source as one undoable step (the cell's own undo, Ctrl+Z in its editor,
    * or the notebook's when document-wide undo is on).
-   * @param {{cellId: string, source: string, turnId?: string, imageHosts?: string[]}} options
+   * `cellType` is what the caller was allowed to change (the server gates a markdown edit as a
+   * write and any other as code): a code cell is never changed as markdown. A `%gth` cell (the
+   * asking one, one showing a chat, or one that calls the magic) is rewritten only with
+   * `allowMagic` (approvals at `bypass`): its new source would run as the person's next prompt.
+   * @param {{cellId: string, source: string, turnId?: string, imageHosts?: string[],
+   *   cellType?: string, allowMagic?: boolean}} options
    */
-  editCell({ cellId, source, imageHosts }) {
+  editCell({ cellId, source, imageHosts, cellType = "code", allowMagic = false }) {
     if (typeof source !== "string") throw new Error("editCell needs the new source (a string).");
     const [, cell] = this._cell(cellId);
+    if (cellType === "markdown" && cell.type !== "markdown") {
+      throw new Error(
+        `Cell ${cellId} is a ${cell.type} cell, not markdown: call edit_cell again without cell_type "markdown" (a change to a code cell is asked as code).`,
+      );
+    }
+    if (!allowMagic && this.isGthCell(cellId)) {
+      throw new Error(`Cell ${cellId} is a %gth cell: it cannot be rewritten (only with approvals at "bypass"). Insert a new cell instead.`);
+    }
     // A rendered Markdown cell renders its new source at once (see insertCell).
     if (cell.type === "markdown") source = safeCellMarkdown(source, { imageHosts });
     const shared = /** @type {any} */ (cell.sharedModel);
     const before = shared.getSource();
     oneUndoStep(shared, () => shared.setSource(source));
     return { cellId, before, after: shared.getSource() };
+  }
+
+  /**
+   * Whether the cell `cellId` is a `%gth` cell: the asking one, one whose outputs show a chat
+   * (a display of ours), or a code cell whose source calls the magic.
+   * @param {string} cellId
+   */
+  isGthCell(cellId) {
+    if (cellId === this._askingCellId) return true;
+    const [, cell] = this._cell(cellId);
+    if (cell.type !== "code") return false;
+    const json = /** @type {any} */ (cell.toJSON());
+    const source = Array.isArray(json.source) ? json.source.join("") : String(json.source ?? "");
+    if (GTH_MAGIC.test(source)) return true;
+    return (json.outputs ?? []).some((/** @type {any} */ o) => o?.metadata?.gth_jupyter?.display);
   }
 
   /**

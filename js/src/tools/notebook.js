@@ -28,11 +28,12 @@ const MARKDOWN_REWRITTEN =
 /**
  * @typedef {{ path: string, read: (o?: { offset?: number, limit?: number }) => any,
  *   insertCell: (o: { source: string, cellType?: string, after?: string, askingCellId?: string, turnId?: string, run?: boolean, imageHosts?: string[] }) => Promise<any>,
- *   editCell: (o: { cellId: string, source: string, turnId?: string, imageHosts?: string[] }) => any,
+ *   editCell: (o: { cellId: string, source: string, turnId?: string, imageHosts?: string[], cellType?: string, allowMagic?: boolean }) => any,
  *   setStaticCopy?: (o: { displayId: string, data: Record<string, string> }) => boolean }} NotebookHandle
  * @typedef {{ version?: number, find: (o: { cellId: string, kernelId: string }) => NotebookHandle | null }} NotebookBridge
  * @typedef {{ cellId: string, kernelId: string, turnId: string, bridge: () => NotebookBridge | null,
- *   handle: () => NotebookHandle | null, why: () => string, imageHosts?: () => string[] }} NotebookLink
+ *   handle: () => NotebookHandle | null, why: () => string, imageHosts?: () => string[],
+ *   approvalMode?: () => string }} NotebookLink
  *   This widget's way to its notebook: found again at each use, so a closed notebook or a
  *   reloaded extension is never held on to. `imageHosts`: the hosts whose images load in the
  *   view (`a2ui.imageHosts`); the bridge lets only those load in the Markdown cells it writes.
@@ -81,14 +82,16 @@ export function notebookLink(model, env = {}) {
  * the notebook, else the first view of the page says once, quietly, why the notebook tools are
  * off. Returns the link the registry's notebook tools use.
  * @param {{ model: { get: (k: string) => any }, view: { doc: Document, root: any, cardActions: import("../view/kernelcards.js").CardActions,
- *   media?: { hosts: string[] } }, env?: { global?: any } }} opts
+ *   media?: { hosts: string[] }, approvalMode?: string }, env?: { global?: any } }} opts
  */
 export function linkNotebook({ model, view, env = {} }) {
   const link = notebookLink(model, env);
   link.imageHosts = () => [...(view.media?.hosts ?? [])];
+  link.approvalMode = () => String(view.approvalMode ?? "");
   const why = link.why();
   if (!why) {
     view.cardActions.insertCell = (code) => insertCode(link, code);
+    view.cardActions.cellAt = (cellId) => cellAt(link, cellId);
     return link;
   }
   const page = env.global ?? globalThis;
@@ -111,6 +114,38 @@ export async function insertCode(link, code) {
   const nb = link.handle();
   if (!nb) throw new Error(link.why() || "The notebook is not open on this page.");
   return nb.insertCell({ source: code, cellType: "code", askingCellId: link.cellId, turnId: link.turnId, run: false });
+}
+
+/**
+ * A cell of this widget's notebook as it is now (its index, type and source); for "" the cell a
+ * new one goes below by default (the asking cell, or the last cell below it this turn inserted,
+ * as the bridge places it). Null when the notebook or the cell is not found.
+ * @param {NotebookLink} link @param {string} cellId
+ */
+export function cellAt(link, cellId) {
+  const nb = link.handle();
+  const id = cellId || link.cellId;
+  if (!nb || !id) return null;
+  /** @type {any[]} */
+  const cells = [];
+  try {
+    for (let at = 0; ; ) {
+      const page = nb.read({ offset: at, limit: 1000 });
+      const got = page?.cells ?? [];
+      cells.push(...got);
+      if (!got.length || at + got.length >= Number(page?.cellCount ?? 0)) break;
+      at += got.length;
+    }
+  } catch {
+    return null;
+  }
+  let hit = cells.findIndex((c) => c?.id === id);
+  if (hit < 0) return null;
+  if (!cellId && link.turnId) {
+    for (let i = hit + 1; i < cells.length; i++) if (cells[i]?.metadata?.gth?.turnId === link.turnId) hit = i;
+  }
+  const cell = cells[hit];
+  return { index: cell.index, type: cell.cell_type, source: String(cell.source ?? "") };
 }
 
 /** @param {string} message */
@@ -187,7 +222,12 @@ export async function insertCell(nb, args, link, ctx) {
 export async function editCell(nb, args, link, ctx) {
   if (typeof args?.cell_id !== "string" || !args.cell_id) return failed("edit_cell needs 'cell_id', a cell id from read_notebook.");
   if (typeof args.source !== "string") return failed("edit_cell needs 'source', the cell's new text.");
-  const done = await nb.editCell({ cellId: args.cell_id, source: args.source, turnId: turnOf(link, ctx), imageHosts: link.imageHosts?.() ?? [] });
+  const cellType = args.cell_type ?? "code";
+  if (cellType !== "code" && cellType !== "markdown") return failed("'cell_type' must be \"code\" or \"markdown\".");
+  // The server asked for this call as what cell_type says; the bridge holds the call to it, and
+  // rewrites a %gth cell only at bypass (the server's mode, from the agent's info).
+  const allowMagic = link.approvalMode?.() === "bypass";
+  const done = await nb.editCell({ cellId: args.cell_id, source: args.source, turnId: turnOf(link, ctx), imageHosts: link.imageHosts?.() ?? [], cellType, allowMagic });
   const diff = lineDiff(String(done?.before ?? ""), String(done?.after ?? args.source));
   const lines = diff.lines.length > MAX_DIFF_LINES ? [...diff.lines.slice(0, MAX_DIFF_LINES), `@@ ${diff.lines.length - MAX_DIFF_LINES} more diff lines not shown @@`] : diff.lines;
   return { cell_id: String(done?.cellId ?? args.cell_id), added: diff.added, removed: diff.removed, diff: lines };
@@ -267,6 +307,7 @@ export function notebookTools(link) {
         properties: {
           cell_id: { type: "string", description: "The cell's id." },
           source: { type: "string", description: "The cell's new text." },
+          cell_type: { type: "string", enum: ["code", "markdown"], description: "The cell's type, as read_notebook shows it (default code)." },
         },
         required: ["cell_id", "source"],
       },
