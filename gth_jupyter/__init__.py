@@ -15,11 +15,12 @@ __version__ = "0.1.0"
 
 __all__ = ["GthChat", "Session", "__version__", "chat", "client_tool"]
 
+# The notebook side's face names them (loading each on first use in turn).
 _LAZY = {
-    "Session": "notebook.session",
-    "GthChat": "notebook.widget",
-    "chat": "notebook.widget",
-    "client_tool": "notebook.client_tools",
+    "Session": "notebook",
+    "GthChat": "notebook",
+    "chat": "notebook",
+    "client_tool": "notebook",
 }
 
 
@@ -28,14 +29,14 @@ __getattr__ = lazy_names(__name__, _LAZY)
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext gth_jupyter``: registers the ``%gth`` magics."""
-    from .notebook.magics import load_ipython_extension as load
+    from .notebook import load_ipython_extension as load
 
     load(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
     """``%unload_ext gth_jupyter``: stops rewriting ``%gth`` lines (the magics stay)."""
-    from .notebook.magics import unload_ipython_extension as unload
+    from .notebook import unload_ipython_extension as unload
 
     unload(ipython)
 

@@ -1,13 +1,19 @@
-"""The notebook front end: the ``%gth`` magics, the chat widget, and the agent in the kernel.
+"""The notebook side: the ``%gth`` magics, the chat widget, and the agent in the kernel.
 
-- ``%gth`` / ``%%gth`` (``magics.py``) and :func:`chat` show a :class:`GthChat` (``widget.py``),
-  an anywidget whose page talks AG-UI to the agent: over HTTP to the server extension, or over
-  the widget's comm (``comm_transport.py``) to an agent the kernel runs (``kernel_agent.py``);
-- :func:`client_tool` (``client_tools.py``) adds a browser tool every chat declares;
-- :class:`Session` (``session.py``) runs the agent headless in the kernel.
+Four parts, each a sub-package, from the ground up:
 
-This package is a host beside :mod:`gth_jupyter.server`, never above it: both ask
-:mod:`gth_jupyter.agent` for the agent and :mod:`gth_jupyter.agui` for the protocol.
+- ``copy/``: the static copy of a turn, what a saved notebook shows where no widget runs (pure:
+  a turn's view in, mimetypes out);
+- ``host/``: the in-kernel host: the agent the kernel runs for the comm transport, its loop
+  thread and kernel access, the notebook's threads and turns, registered browser tools
+  (:func:`client_tool`), chat outputs, and :class:`Session`, the agent run headless from code;
+- ``headless/``: a ``%gth`` turn run in the kernel where no front end renders a widget
+  (nbconvert, papermill);
+- ``entry/``: the way in, ``%gth`` / ``%%gth`` (:class:`GthMagics`) and the :class:`GthChat`
+  widget (:func:`chat`).
+
+Each imports only the parts before it (``tests/test_layers.py``). The notebook side is a host
+beside :mod:`gth_jupyter.server`, never above it.
 """
 
 from __future__ import annotations
@@ -17,21 +23,32 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_names
 
 if TYPE_CHECKING:
-    from .client_tools import client_tool, remove_client_tool
-    from .magics import GthMagics
-    from .session import Session
-    from .widget import GthChat, chat
+    from .entry.magics import GthMagics, load_ipython_extension, unload_ipython_extension
+    from .entry.widget import GthChat, chat
+    from .host.client_tools import client_tool, remove_client_tool
+    from .host.session import Session
 
-__all__ = ["GthChat", "GthMagics", "Session", "chat", "client_tool", "remove_client_tool"]
+__all__ = [
+    "GthChat",
+    "GthMagics",
+    "Session",
+    "chat",
+    "client_tool",
+    "load_ipython_extension",
+    "remove_client_tool",
+    "unload_ipython_extension",
+]
 
 # Loaded on first use: `%load_ext gth_jupyter` should not import the agent.
 _LAZY = {
-    "GthChat": "widget",
-    "GthMagics": "magics",
-    "Session": "session",
-    "chat": "widget",
-    "client_tool": "client_tools",
-    "remove_client_tool": "client_tools",
+    "GthChat": "entry.widget",
+    "GthMagics": "entry.magics",
+    "Session": "host.session",
+    "chat": "entry.widget",
+    "client_tool": "host.client_tools",
+    "load_ipython_extension": "entry.magics",
+    "remove_client_tool": "host.client_tools",
+    "unload_ipython_extension": "entry.magics",
 }
 
 

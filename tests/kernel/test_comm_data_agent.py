@@ -35,7 +35,7 @@ SCRIPT = [
 ]
 RUN = """
 import json
-from gth_jupyter.notebook.comm_transport import CommTransport
+from gth_jupyter.notebook.host.comm_transport import CommTransport
 revenue = [3, 1, 4, 1, 5]
 _gth_sent = []
 _gth_body = {

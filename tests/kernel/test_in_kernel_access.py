@@ -12,8 +12,8 @@ from tests.kernel.conftest import evaluate
 
 START = """
 import threading
-from gth_jupyter.notebook.kernel_access import in_kernel_access, kernel_id
-from gth_jupyter.notebook.kernel_agent import kernel_loop
+from gth_jupyter.notebook.host.kernel_access import in_kernel_access, kernel_id
+from gth_jupyter.notebook.host.kernel_agent import kernel_loop
 _gth_access = in_kernel_access()
 sales = {"north": 3, "south": 4}
 _gth_futures = {
@@ -66,8 +66,9 @@ async def test_code_is_refused_while_the_main_thread_waits_for_the_agent(
     kernel: KernelClient,
 ) -> None:
     code = (
-        "from gth_jupyter.notebook.kernel_access import in_kernel_access, main_thread_waiting\n"
-        "from gth_jupyter.notebook.kernel_agent import kernel_loop\n"
+        "from gth_jupyter.notebook.host.kernel_access import (\n"
+        "    in_kernel_access, main_thread_waiting)\n"
+        "from gth_jupyter.notebook.host.kernel_agent import kernel_loop\n"
         "with main_thread_waiting():\n"
         "    _gth_blocked = kernel_loop().run(in_kernel_access().run_python('1', 5))\n"
     )

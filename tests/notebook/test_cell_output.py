@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gth_jupyter.notebook.cell_output import WIDGET_VIEW
+from gth_jupyter.notebook.host.cell_output import WIDGET_VIEW
 from tests.notebook.conftest import iopub_of
 
 CELL = "cell-0f1e"

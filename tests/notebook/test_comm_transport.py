@@ -10,8 +10,8 @@ import pytest
 
 from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.config import GthConfig
-from gth_jupyter.notebook.comm_transport import CommTransport
-from gth_jupyter.notebook.kernel_agent import LoopThread
+from gth_jupyter.notebook.host.comm_transport import CommTransport
+from gth_jupyter.notebook.host.kernel_agent import LoopThread
 from gth_jupyter.store import CheckpointStore
 
 

@@ -43,7 +43,7 @@ def test_the_first_gth_in_a_kernel_imports_neither_langchain_nor_langgraph(
 # The comm side runs in a fresh interpreter: this test process has imported everything already.
 COMM = """
 import json, sys
-from gth_jupyter.notebook.widget import GthChat
+from gth_jupyter.notebook import GthChat
 
 widget = GthChat(thread_id="t")
 sent = []
@@ -96,7 +96,7 @@ def test_a_python_configuration_is_not_run_for_a_label(tmp_path: Path) -> None:
     (tmp_path / ".gsloth.config.py").write_text(
         f"def configure():\n    open({str(marker)!r}, 'w').close()\n    return {{}}\n"
     )
-    code = "from gth_jupyter.notebook.widget import GthChat\nprint(repr(GthChat().model_label))"
+    code = "from gth_jupyter.notebook import GthChat\nprint(repr(GthChat().model_label))"
     done = fresh_python(code, tmp_path)
     assert done.stdout.strip() == "''"  # the page labels it from the agent's info instead
     assert not marker.exists()
@@ -105,7 +105,7 @@ def test_a_python_configuration_is_not_run_for_a_label(tmp_path: Path) -> None:
 def test_a_widget_weighs_under_10_kb_however_many_tools_the_notebook_has() -> None:
     """What each ``%gth`` cell's widget sends the page when it opens (its synced state): a small
     loader, never the bundle, and no transcript; the notebook tools add nothing per instance."""
-    from gth_jupyter.notebook.widget import chat
+    from gth_jupyter.notebook.entry.widget import chat
 
     widget = chat("Hello! What can you do?")
     try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from gth_jupyter.contract.pending import PendingInterrupt
-from gth_jupyter.notebook.headless_answers import NO_PERSON, allow_hint, answer_pending
+from gth_jupyter.notebook.headless._answers import NO_PERSON, allow_hint, answer_pending
 
 
 def test_a_browser_tool_gets_an_error_result_the_model_reads() -> None:

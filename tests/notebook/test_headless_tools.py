@@ -1,6 +1,6 @@
 """The tools a headless ``%gth`` turn declares are the ones a chat widget declares.
 
-``headless_tools.BROWSER_TOOLS`` repeats the built-in browser tools' specs of ``js/src/tools/``
+``headless/_tools.BROWSER_TOOLS`` repeats the built-in browser tools' specs of ``js/src/tools/``
 (the widget's bundle is not Python's to read at run time): the model must see the same names,
 descriptions and schemas with or without a browser, so the two are compared here.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from gth_jupyter.notebook import client_tools
-from gth_jupyter.notebook.headless_tools import BROWSER_TOOLS, declared_tools
+from gth_jupyter.notebook.headless._tools import BROWSER_TOOLS, declared_tools
+from gth_jupyter.notebook.host import client_tools
 
 JS = Path(__file__).resolve().parents[2] / "js"
 #: Prints the widget's built-in tools as it declares them (its handlers left out).

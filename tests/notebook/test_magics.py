@@ -12,10 +12,10 @@ from IPython.core.error import UsageError
 from IPython.testing.globalipapp import get_ipython
 
 from gth_jupyter import client_tool
-from gth_jupyter.notebook import client_tools
-from gth_jupyter.notebook.front_end import HEADLESS_ENV
-from gth_jupyter.notebook.magics import explain_prompt, interpolate, parse_line
-from gth_jupyter.notebook.widget import GthChat
+from gth_jupyter.notebook.entry.front_end import HEADLESS_ENV
+from gth_jupyter.notebook.entry.magics import explain_prompt, interpolate, parse_line
+from gth_jupyter.notebook.entry.widget import GthChat
+from gth_jupyter.notebook.host import client_tools
 
 
 @pytest.fixture(scope="module")
@@ -138,7 +138,7 @@ def test_a_prompt_ending_in_a_question_mark_reaches_the_magic_verbatim(
 
 
 def test_help_still_works_elsewhere_and_cell_bodies_are_untouched(ip) -> None:
-    from gth_jupyter.notebook.magics import gth_prompt_lines
+    from gth_jupyter.notebook.entry.magics import gth_prompt_lines
 
     assert gth_prompt_lines(["x?\n"]) == ["x?\n"]
     assert gth_prompt_lines(["%gth?\n"]) == ["%gth?\n"]
@@ -187,7 +187,7 @@ def test_explain_reads_the_last_error_without_colours_and_the_cell_before_it_cap
 ) -> None:
     """``--explain`` headless: IPython colours tracebacks; the model gets them plain, and a long
     cell keeps its head and tail."""
-    from gth_jupyter.notebook.magics import last_failure
+    from gth_jupyter.notebook.entry.magics import last_failure
 
     try:
         raise LookupError("\x1b[0;31mno revenue\x1b[0m column")

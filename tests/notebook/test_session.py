@@ -12,7 +12,7 @@ import pytest
 
 from gth_jupyter import Session
 from gth_jupyter.agui import ProtocolError
-from gth_jupyter.notebook.threads import notebook_thread_id
+from gth_jupyter.notebook.host.threads import notebook_thread_id
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def test_ask_returns_the_final_text_and_keeps_the_thread(config: Path) -> None:
 def test_an_answer_shown_as_markdown_carries_no_live_html() -> None:
     """JupyterLab renders a fresh output's raw HTML: the model's answer as a cell's value must
     not become an element that runs script or loads anything."""
-    from gth_jupyter.notebook.session import Answer
+    from gth_jupyter.notebook.host.session import Answer
 
     answer = Answer('**Done** <img src=x onerror="alert(1)"> ![p](http://evil.example/x.png)')
     shown = answer._repr_markdown_()
@@ -189,8 +189,8 @@ def test_a_session_waits_out_a_busy_thread_when_asked_to(
     """Run All runs a Session cell while the %gth cells above it still run: it waits its turn."""
     import threading
 
-    from gth_jupyter.notebook import session as session_module
-    from gth_jupyter.notebook.turns import next_turn
+    from gth_jupyter.notebook.host import session as session_module
+    from gth_jupyter.notebook.host.turns import next_turn
     from gth_jupyter.store import CheckpointStore
 
     db = tmp_path / "threads.sqlite"

@@ -32,7 +32,7 @@ from gth_jupyter.agui.run import prepare_run, stream_events
 from gth_jupyter.config import load_config
 from gth_jupyter.kernel import KernelClient
 from gth_jupyter.kernel.access import ClientAccess
-from gth_jupyter.notebook.static_copy import MAX_CELL_BYTES, render_static_copy, waiting_copy
+from gth_jupyter.notebook.copy.render import MAX_CELL_BYTES, render_static_copy, waiting_copy
 from gth_jupyter.store import CheckpointStore
 from tests.conftest import CAMERA_TOOL
 

@@ -26,7 +26,7 @@ from gth_jupyter.agui import Requester
 from gth_jupyter.agui.owners import scoped_id
 from gth_jupyter.agui.request import parse_input
 from gth_jupyter.agui.run import plan_run, stream_events
-from gth_jupyter.notebook.threads import notebook_thread_id
+from gth_jupyter.notebook.host.threads import notebook_thread_id
 from gth_jupyter.server.host import HOST_KEY
 from gth_jupyter.server.identity import server_owner
 from tests.sse import frames_of, sse_events

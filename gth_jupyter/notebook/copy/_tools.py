@@ -17,11 +17,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..contract.names import PHOTO_PLACEHOLDER
-from ..kernel.execute import strip_ansi
-from .copy_blocks import Block, Card, Code, Image, Line, Note, Table, as_list, cell_text, cut
-from .copy_markdown import inline_image_url
-from .copy_notebook import NOTEBOOK_TOOLS, notebook_args, notebook_result
+from ...contract.names import PHOTO_PLACEHOLDER
+from ...kernel.execute import strip_ansi
+from ._blocks import Block, Card, Code, Image, Line, Note, Table, as_list, cell_text, cut
+from ._notebook import NOTEBOOK_TOOLS, notebook_args, notebook_result
+from .markdown import inline_image_url
 
 __all__ = ["PHOTO_NOTE", "ToolCall", "tool_card"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .copy_blocks import Block, Code, Line, Note, Table, as_list, cut
+from ._blocks import Block, Code, Line, Note, Table, as_list, cut
 
 __all__ = ["NOTEBOOK_TOOLS", "notebook_args", "notebook_result"]
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import ag_ui.core as agui
 
-from ..contract.pending import PendingInterrupt
+from ...contract.pending import PendingInterrupt
 
 __all__ = ["NO_BROWSER", "NO_PERSON", "allow_hint", "answer_pending"]
 

@@ -3,7 +3,7 @@
 A turn becomes a list of blocks (a prompt, an answer, a tool card holding lines, code, tables
 and images, a note); each block writes itself both ways, so the two copies never differ in what
 they say. Everything here escapes what it is given except :class:`Answer`, whose HTML and
-Markdown come already made safe from :mod:`.copy_markdown`. No style is needed to read the
+Markdown come already made safe from :mod:`.markdown`. No style is needed to read the
 result: GitHub strips ``style`` attributes, so structure (headings in bold, quotes, tables,
 ``<pre>``) carries it; the few inline styles only tidy it where they are kept.
 """
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .copy_markdown import md_code, md_code_span, md_text
+from .markdown import md_code, md_code_span, md_text
 
 __all__ = [
     "Answer",
@@ -68,7 +68,7 @@ class Prompt(Block):
 
 @dataclass
 class Answer(Block):
-    """The agent's text, as :mod:`.copy_markdown` made it safe both ways."""
+    """The agent's text, as :mod:`.markdown` made it safe both ways."""
 
     safe_html: str
     safe_markdown: str

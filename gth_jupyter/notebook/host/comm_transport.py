@@ -24,9 +24,9 @@ from .kernel_access import in_kernel_access
 from .kernel_agent import LoopThread, kernel_loop, kernel_registry
 
 if TYPE_CHECKING:
-    from ..agent import AgentRegistry
-    from ..agui import ProtocolError
-    from ..runs import RunService
+    from ...agent import AgentRegistry
+    from ...agui import ProtocolError
+    from ...runs import RunService
 
 __all__ = ["CommTransport", "bundle_code"]
 
@@ -95,7 +95,7 @@ class CommTransport:
         return None
 
     async def _run(self, request_id: str, agent: str, body: bytes) -> None:
-        from ..agui import ProtocolError, prepare_run, runtime_of
+        from ...agui import ProtocolError, prepare_run, runtime_of
 
         try:
             runtime = await runtime_of(self._registry(), agent)
@@ -122,7 +122,7 @@ class CommTransport:
             self._send({"type": "end", "requestId": request_id})
 
     async def _history(self, request_id: str, thread_id: str, turn: str | None = None) -> None:
-        from ..agui import ProtocolError, runtime_of, thread_view
+        from ...agui import ProtocolError, runtime_of, thread_view
 
         try:
             runtime = await runtime_of(self._registry(), _default_agent())
@@ -141,14 +141,14 @@ def kernel_runs() -> RunService:
     """This kernel's run service (each host process has one), made on first use."""
     global _kernel_runs
     if _kernel_runs is None:
-        from ..runs import RunService
+        from ...runs import RunService
 
         _kernel_runs = RunService()
     return _kernel_runs
 
 
 def _default_agent() -> str:
-    from ..contract.names import DEFAULT_AGENT
+    from ...contract.names import DEFAULT_AGENT
 
     return DEFAULT_AGENT
 
@@ -158,6 +158,6 @@ def _dumps(value: Any) -> bytes:
 
 
 def _bad_message(why: str) -> ProtocolError:
-    from ..agui import ProtocolError
+    from ...agui import ProtocolError
 
     return ProtocolError(400, "invalid_message", f"The widget sent a malformed message: {why}.")

@@ -4,7 +4,7 @@ Each instance carries only a tiny loader as its ``_esm`` (it imports the real bu
 server extension's static route, cached by the browser) and a few small traits; the transcript
 is never stored in widget state, the widget rebuilds it from the server on every render.
 Displayed, it is one output with a display id holding the widget's view and a static copy of
-its turn, refreshed when the page says the turn ended (``cell_output.py``).
+its turn, refreshed when the page says the turn ended (``host/cell_output.py``).
 """
 
 from __future__ import annotations
@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING, Any
 import anywidget
 import traitlets as t
 
-from ..contract.names import DEFAULT_AGENT
-from . import cell_output, client_tools
+from ...contract.names import DEFAULT_AGENT
+from ..host import cell_output, client_tools
+from ..host.kernel_access import kernel_id
+from ..host.kernel_agent import configured_model
+from ..host.threads import notebook_thread_id
+from ..host.turns import next_turn
 from .front_end import asking_cell_id
-from .kernel_access import kernel_id
-from .kernel_agent import configured_model
-from .threads import notebook_thread_id
-from .turns import next_turn
 
 if TYPE_CHECKING:
-    from .comm_transport import CommTransport
+    from ..host.comm_transport import CommTransport
 
 _MISSING_BUNDLE = """export default { render({ el }) {
   el.textContent = "gth-jupyter: the widget bundle is missing; run `npm run build` in js/.";
@@ -140,7 +140,7 @@ class GthChat(anywidget.AnyWidget):  # type: ignore[misc]
                 cell_output.refresh_on_turn_end(self, content)
                 return
             if self._comm_transport is None:
-                from .comm_transport import CommTransport
+                from ..host.comm_transport import CommTransport
 
                 self._comm_transport = CommTransport(self._send_message)
             self._comm_transport.handle(content)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..kernel import InKernelAccess, KernelClient
+    from ...kernel import InKernelAccess, KernelClient
 
 __all__ = ["in_kernel_access", "kernel_id", "main_thread_waiting"]
 
@@ -73,7 +73,7 @@ def main_thread_waiting() -> Any:
 
 async def _open_client() -> KernelClient:
     """Our client of this kernel for the running loop (a client belongs to one loop)."""
-    from ..kernel import KernelClient, KernelClientError
+    from ...kernel import KernelClient, KernelClientError
 
     loop = asyncio.get_running_loop()
     with _lock:
@@ -99,6 +99,6 @@ def in_kernel_access() -> InKernelAccess | None:
     """The kernel tools' way into this kernel; ``None`` outside a kernel."""
     if _connection_file() is None:
         return None
-    from ..kernel import InKernelAccess
+    from ...kernel import InKernelAccess
 
     return InKernelAccess(_namespace, _open_client, main_blocked=lambda: _waiting > 0)

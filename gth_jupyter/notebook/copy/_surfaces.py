@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .copy_blocks import Line, as_list, cell_text
+from ._blocks import Line, as_list, cell_text
 
 __all__ = ["surface_line"]
 

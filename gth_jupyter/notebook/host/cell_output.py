@@ -2,7 +2,7 @@
 
 ``%gth`` shows its widget as a ``display_data`` output with a display id (an ``execute_result``
 cannot carry one, so it could never be refreshed), holding the widget's view and a static copy
-(``static_copy.py``): "waiting for the agent…" until the turn ends. Wherever widgets do not render
+(``copy/``): "waiting for the agent…" until the turn ends. Wherever widgets do not render
 (GitHub, nbviewer, nbconvert, a kernel that is gone) the static copy is what people read. The
 output's metadata ``{"gth_jupyter": {"display": <display id>}}`` lets the notebook extension find
 it in the document.
@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .kernel_agent import LoopThread, built_registry, handed_jupyter, kernel_loop
 
 if TYPE_CHECKING:
-    from ..agent import AgentRegistry
-    from ..agent.runtime import Runtime
+    from ...agent import AgentRegistry
+    from ...agent.runtime import Runtime
 
 __all__ = [
     "MARKER",
@@ -117,7 +117,7 @@ def show(widget: ChatOutput) -> None:
     """Displays ``widget`` as the cell's one output: its view and the waiting copy."""
     from IPython.display import display
 
-    from .static_copy import waiting_copy
+    from ..copy.render import waiting_copy
 
     static = waiting_copy(widget.prompt)
     _changed(widget.display_id, static)
@@ -200,7 +200,7 @@ async def _refresh(
         view, save_photos = await _read(request, registry)
         if view is None:
             return
-        from .static_copy import render_static_copy
+        from ..copy.render import render_static_copy
 
         data = render_static_copy(view, prompt=request.prompt, save_photos=save_photos)
         if _changed(request.display_id, data):
@@ -245,7 +245,7 @@ async def _read(
     ``None`` while a run of those turns is in flight again (a follow-up, an approval answered
     since the page asked): refreshing the output draws the widget again, and the view that goes
     stops the run it shows. That run's end asks again."""
-    from ..agui import thread_view
+    from ...agui import thread_view
 
     agents = registry()
     if request.page_view is not None:
@@ -297,8 +297,8 @@ async def _reader(agents: AgentRegistry, name: str) -> Runtime:
     own model, tools and middleware (the graph's nodes and state, so its interrupts are read
     too) over the registry's store. A widget served over HTTP never runs the agent in the
     kernel; its turn's end must not spawn MCP processes or open remote sessions there."""
-    from ..agent.runtime import Runtime
-    from ..agui import runtime_of
+    from ...agent.runtime import Runtime
+    from ...agui import runtime_of
 
     parts = agents.parts
     if parts is None or name not in agents.names:

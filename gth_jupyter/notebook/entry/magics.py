@@ -9,7 +9,7 @@ above failed).
 
 Where no front end renders a widget (``front_end.is_headless``: nbconvert, papermill, nbclient,
 ``GTH_JUPYTER_HEADLESS=1``) the turn runs in the kernel and the cell keeps its static copy
-(``headless.py``); no widget is made.
+(``headless/``); no widget is made.
 
 IPython reads a line that ends in ``?`` as a help request before any magic sees it, so
 ``%gth What can you do?`` would look up ``do``. :func:`gth_prompt_lines`, registered with the
@@ -28,9 +28,9 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 
-from ..contract.names import DEFAULT_AGENT
+from ...contract.names import DEFAULT_AGENT
+from ..host.threads import new_thread_id, notebook_thread_id
 from . import front_end
-from .threads import new_thread_id, notebook_thread_id
 from .widget import GthChat, chat
 
 _OPTION = re.compile(
@@ -130,17 +130,17 @@ class GthMagics(Magics):
 
     def _headless(self, options: Options) -> None:
         """The turn in the kernel, its static copy as the cell's output; no widget."""
-        from . import headless
+        from ..headless import new_headless_thread, run_headless
 
         if options.new:
-            headless.new_headless_thread()
+            new_headless_thread()
         if not options.prompt:
             from IPython.display import display
 
             note = {"text/plain": HEADLESS_CHAT_NOTE, "text/markdown": HEADLESS_CHAT_NOTE}
             display(note, raw=True)  # type: ignore[no-untyped-call]
             return
-        headless.run_headless(options.prompt, thread=options.thread, agent=options.agent)
+        run_headless(options.prompt, thread=options.thread, agent=options.agent)
 
 
 def explain_prompt(prompt: str, context: str) -> str:
@@ -152,7 +152,7 @@ def explain_prompt(prompt: str, context: str) -> str:
 def last_failure() -> str:
     """The kernel's last exception and the cell run before this one, for ``--explain`` where
     no notebook front end can show the agent the cells ("" when the kernel saw no error)."""
-    from ..kernel.execute import strip_ansi  # loaded when --explain asks, not by %load_ext
+    from ...kernel.execute import strip_ansi  # loaded when --explain asks, not by %load_ext
 
     shell = _shell()
     value = getattr(sys, "last_value", None)
@@ -169,7 +169,7 @@ def last_failure() -> str:
 
 
 def _cap(text: str) -> str:
-    from ..kernel.execute import cap
+    from ...kernel.execute import cap
 
     return cap(text, _EXPLAIN_CHARS).strip()
 

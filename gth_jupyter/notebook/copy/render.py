@@ -11,7 +11,7 @@ show the other mimetypes of the same output instead, so each ``%gth`` output als
 - ``text/plain``: the answer's text.
 
 It holds what the widget's transcript shows, nothing more, and escapes everything the model,
-the kernel or the browser wrote (:mod:`.copy_markdown`). A photo the browser took is a
+the kernel or the browser wrote (:mod:`.markdown`). A photo the browser took is a
 placeholder unless ``save_photos`` (``jupyter.savePhotos``). The three mimetypes together stay
 under ``max_bytes`` (:data:`MAX_CELL_BYTES`): long texts are cut in the middle first, then images
 that do not fit are made smaller (when Pillow is installed) or left out with a note, and a copy
@@ -28,10 +28,10 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .copy_blocks import Answer, Block, Card, Image, Line, Note, Prompt, as_list, cut
-from .copy_markdown import markdown_to_html, markdown_to_markdown
-from .copy_surfaces import surface_line
-from .copy_tools import ToolCall, tool_card
+from ._blocks import Answer, Block, Card, Image, Line, Note, Prompt, as_list, cut
+from ._surfaces import surface_line
+from ._tools import ToolCall, tool_card
+from .markdown import markdown_to_html, markdown_to_markdown
 
 __all__ = ["MAX_CELL_BYTES", "render_static_copy", "waiting_copy"]
 

@@ -28,14 +28,14 @@ from typing import Literal, TextIO
 
 import ag_ui.core as agui
 
-from ..agent import AgentRegistry
-from ..agent.runtime import Runtime
-from ..agui import PreparedRun, ProtocolError, plan_run, runtime_of
-from ..config import load_config
-from ..contract.events import TextEvent
-from ..contract.names import DEFAULT_AGENT
-from ..contract.run import RunEnd
-from ..store import CheckpointStore
+from ...agent import AgentRegistry
+from ...agent.runtime import Runtime
+from ...agui import PreparedRun, ProtocolError, plan_run, runtime_of
+from ...config import load_config
+from ...contract.events import TextEvent
+from ...contract.names import DEFAULT_AGENT
+from ...contract.run import RunEnd
+from ...store import CheckpointStore
 from .kernel_access import in_kernel_access, main_thread_waiting
 from .kernel_agent import NOTEBOOK_COMMAND, LoopThread
 from .threads import in_kernel, notebook_thread_id
@@ -54,11 +54,11 @@ class Answer(str):
     """The agent's final text: a plain ``str`` that, as a cell's value, renders as the Markdown
     it is (``print`` still shows the raw text).
 
-    The Markdown shown is the model's made safe (``copy_markdown``): JupyterLab renders a fresh
+    The Markdown shown is the model's made safe (``copy/markdown.py``): JupyterLab renders a fresh
     output's raw HTML, so ``<img src=x onerror=…>`` in an answer would run in the page."""
 
     def _repr_markdown_(self) -> str:
-        from .copy_markdown import markdown_to_markdown
+        from ..copy.markdown import markdown_to_markdown
 
         return markdown_to_markdown(str(self))
 

@@ -3,7 +3,7 @@
 A widget declares its browser tools itself (their specs live in ``js/src/tools/``); a headless
 run declares the same ones (:data:`BROWSER_TOOLS`, kept equal to the widget's by
 ``tests/notebook/test_headless_tools.py``) and this kernel's ``client_tool``s, so the model sees
-the same tools with or without a browser. Their calls are answered by ``headless_answers``.
+the same tools with or without a browser. Their calls are answered by ``_answers``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import ag_ui.core as agui
 
-from . import client_tools
+from ..host import client_tools
 
 __all__ = ["BROWSER_TOOLS", "declared_tools"]
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..kernel import Execution
+    from ...kernel import Execution
 
 __all__ = ["CodeInterrupted", "HeadlessKernel", "MainThread", "execute_here"]
 
@@ -140,7 +140,7 @@ class MainThread:
 
     def _run(self, job: _Job, deadline: float) -> None:
         if _shell() is None:
-            from ..kernel.access import error
+            from ...kernel.access import error
 
             job.done.set_result(error("no_kernel", "this process is not an IPython kernel"))
             return
@@ -249,9 +249,9 @@ class MainThread:
             raise KeyboardInterrupt
 
     def _answer(self, run: _Run, execution: Execution | None) -> dict[str, Any]:
-        from ..kernel.access import run_answer
-        from ..kernel.client import Execution
-        from ..kernel.execute import shape
+        from ...kernel.access import run_answer
+        from ...kernel.client import Execution
+        from ...kernel.execute import shape
 
         if execution is None:
             execution = Execution(msg_id="headless", shell="main", started=True, completed=True)
@@ -366,8 +366,8 @@ def execute_here(code: str) -> dict[str, Any]:
     """Runs ``code`` through this kernel's shell on the calling (main) thread, as a cell would
     (matplotlib's inline figures are shown at its end), without entering the history, and
     answers as ``run_python`` does."""
-    from ..kernel.access import error, run_answer
-    from ..kernel.execute import shape
+    from ...kernel.access import error, run_answer
+    from ...kernel.execute import shape
 
     execution = _execute(code, contextlib.nullcontext())
     if execution is None:
@@ -378,7 +378,7 @@ def execute_here(code: str) -> dict[str, Any]:
 def _execute(code: str, window: contextlib.AbstractContextManager[Any]) -> Execution | None:
     """``code`` run through the shell, its outputs captured (``None`` outside IPython);
     ``window`` spans the shell's run of the code, where an interrupt may land."""
-    from ..kernel.client import Execution
+    from ...kernel.client import Execution
 
     shell = _shell()
     if shell is None:
@@ -427,10 +427,10 @@ class HeadlessKernel:
     place (as the in-kernel agent reads them), code goes to the waiting main thread."""
 
     def __init__(self, main: MainThread) -> None:
-        from ..kernel import InKernelAccess
+        from ...kernel import InKernelAccess
 
         async def no_client() -> Any:
-            from ..kernel import KernelClientError
+            from ...kernel import KernelClientError
 
             raise KernelClientError("headless: code runs on the main thread", code="no_kernel")
 

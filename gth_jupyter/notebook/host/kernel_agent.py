@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from ..agent import AgentRegistry
-    from ..config import GthConfig
-    from ..config.handover import Handover
+    from ...agent import AgentRegistry
+    from ...config import GthConfig
+    from ...config.handover import Handover
 
 __all__ = [
     "NOTEBOOK_COMMAND",
@@ -100,7 +100,7 @@ def _kernel_config() -> GthConfig:
     working directory (nbconvert, papermill, VS Code)."""
     global _config
     if _config is None:
-        from ..config import load_config
+        from ...config import load_config
 
         handed = server_handover()
         if handed is not None:
@@ -112,7 +112,7 @@ def _kernel_config() -> GthConfig:
 
 def server_handover() -> Handover | None:
     """What the server that started this kernel handed it (imported when first asked)."""
-    from ..config.handover import server_handover as read
+    from ...config.handover import server_handover as read
 
     return read()
 
@@ -128,8 +128,8 @@ def kernel_registry() -> AgentRegistry:
     global _registry
     with _lock:
         if _registry is None:
-            from ..agent import AgentRegistry
-            from ..store import CheckpointStore
+            from ...agent import AgentRegistry
+            from ...store import CheckpointStore
 
             _registry = AgentRegistry(
                 _kernel_config(),
@@ -165,8 +165,8 @@ def configured_model() -> ModelLabel | None:
     if registry is not None:
         info = registry.info()
         return ModelLabel(str(info.get("model") or ""), bool(info.get("offline")))
-    from ..config import ConfigError
-    from ..config.loader import find_config_file, global_config_file
+    from ...config import ConfigError
+    from ...config.loader import find_config_file, global_config_file
 
     handed = server_handover()
     if handed is not None:

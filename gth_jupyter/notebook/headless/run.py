@@ -1,20 +1,20 @@
 """A ``%gth`` turn run in the kernel itself, for notebooks no front end renders.
 
 ``jupyter nbconvert --execute``, papermill, nbclient and scheduled jobs run a notebook with no
-page to show a chat widget (see ``front_end.is_headless``). There a ``%gth`` cell runs its turn
-in the kernel with the kernel's agent (the configuration and ``notebook`` command the server
-uses, the kernel's SQLite store), blocks until the turn ends, and leaves the static copy of the
-turn (``static_copy.render_static_copy``) as its only output: no widget, so no widget state for
+page to show a chat widget (see ``entry/front_end.is_headless``). There a ``%gth`` cell runs its
+turn in the kernel with the kernel's agent (the configuration and ``notebook`` command the
+server uses, the kernel's SQLite store), blocks until the turn ends, and leaves the static copy
+of the turn (``copy.render_static_copy``) as its only output: no widget, so no widget state for
 nbconvert's HTML to show instead of the answer.
 
 This module runs the turn and shows it; the parts it stands on each have their own module:
 
-- ``headless_tools``: the browser tools declared as a widget would declare them;
-- ``headless_answers``: what only a browser or a person could answer is answered at once so a
+- ``_tools``: the browser tools declared as a widget would declare them;
+- ``_answers``: what only a browser or a person could answer is answered at once so a
   run never hangs (a browser tool gets an error result, an approval that would ask is refused
   with how to allow it), resumed the way a client answers (``resume[]`` entries through
   ``plan_run``) on the turn's own run loop;
-- ``headless_kernel``: ``run_python`` must run on the kernel's main thread, which this cell
+- ``_kernel``: ``run_python`` must run on the kernel's main thread, which this cell
   holds while it waits; so the waiting main thread runs the agent's code itself, through the
   shell as a cell would, its displays and plots captured into the tool's result.
 
@@ -35,13 +35,13 @@ from typing import Any
 
 import ag_ui.core as agui
 
-from ..contract.names import DEFAULT_AGENT
-from ..contract.pending import PendingInterrupt
-from ..contract.run import RunEnd
-from .headless_answers import answer_pending
-from .headless_kernel import HeadlessKernel, MainThread
-from .headless_tools import declared_tools
-from .kernel_access import main_thread_waiting
+from ...contract.names import DEFAULT_AGENT
+from ...contract.pending import PendingInterrupt
+from ...contract.run import RunEnd
+from ..host.kernel_access import main_thread_waiting
+from ._answers import answer_pending
+from ._kernel import HeadlessKernel, MainThread
+from ._tools import declared_tools
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -100,8 +100,8 @@ async def run_turn(
     """Runs one turn to its end on ``thread`` with the kernel's agent, answering whatever it
     stops on, for at most ``timeout`` seconds; returns the turn's view (what it produced so far
     when it failed or ran out of time). The same planning as every host (``plan_run``)."""
-    from ..agui import runtime_of, thread_view
-    from .kernel_agent import kernel_registry
+    from ...agui import runtime_of, thread_view
+    from ..host.kernel_agent import kernel_registry
 
     runtime = await runtime_of(kernel_registry(), agent)
     turn = f"turn-{uuid.uuid4().hex}"
@@ -130,7 +130,7 @@ async def _rounds(
     wait: float,
 ) -> None:
     """The turn's runs: the prompt, then one run per round of answers, until nothing waits."""
-    from ..agui import ProtocolError, plan_run
+    from ...agui import ProtocolError, plan_run
 
     tools = declared_tools()
     props = {"gth": {"turnId": turn}}
@@ -178,7 +178,7 @@ async def _rounds(
 def _jupyter_settings() -> tuple[float, bool]:
     """``jupyter.headlessTimeoutSeconds`` and ``jupyter.savePhotos`` from the kernel's
     configuration (defaults where it does not say, or cannot be read)."""
-    from .kernel_agent import kernel_registry
+    from ..host.kernel_agent import kernel_registry
 
     try:
         jupyter = getattr(kernel_registry().config, "jupyter", None)
@@ -191,8 +191,8 @@ def _jupyter_settings() -> tuple[float, bool]:
 def render(
     view: Mapping[str, Any], *, prompt: str, save_photos: bool, notes: Sequence[str]
 ) -> dict[str, str]:
-    """The turn's static copy (``static_copy.render_static_copy``)."""
-    from .static_copy import render_static_copy
+    """The turn's static copy (``copy.render_static_copy``)."""
+    from ..copy.render import render_static_copy
 
     return render_static_copy(view, prompt=prompt, save_photos=save_photos, notes=list(notes))
 
@@ -207,7 +207,7 @@ def run_headless(
     """Runs ``prompt`` as a turn in this kernel, blocking until it ends (at most the configured
     ``headlessTimeoutSeconds``), and displays its static copy. A run that fails or times out
     still shows what it produced, then raises, so a scheduled run reports it."""
-    from .kernel_agent import kernel_loop
+    from ..host.kernel_agent import kernel_loop
 
     timeout, save_photos = _jupyter_settings()
     main = MainThread()
