@@ -4,9 +4,10 @@ Four parts, each a sub-package, from the ground up:
 
 - ``copy/``: the static copy of a turn, what a saved notebook shows where no widget runs (pure:
   a turn's view in, mimetypes out);
-- ``host/``: the in-kernel host: the agent the kernel runs for the comm transport, its loop
-  thread and kernel access, the notebook's threads and turns, registered browser tools
-  (:func:`client_tool`), chat outputs, and :class:`Session`, the agent run headless from code;
+- ``host/``: the in-kernel host, one typed ``KernelHost`` per kernel owning what the kernel
+  keeps: the agent it runs for the comm transport, its loop thread and kernel access, the
+  notebook's threads and turns, registered browser tools (:func:`client_tool`), chat outputs;
+  and :class:`Session`, the agent run headless from code;
 - ``headless/``: a ``%gth`` turn run in the kernel where no front end renders a widget
   (nbconvert, papermill);
 - ``entry/``: the way in, ``%gth`` / ``%%gth`` (:class:`GthMagics`) and the :class:`GthChat`

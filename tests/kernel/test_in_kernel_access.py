@@ -13,13 +13,13 @@ from tests.kernel.conftest import evaluate
 START = """
 import threading
 from gth_jupyter.notebook.host.kernel_access import in_kernel_access, kernel_id
-from gth_jupyter.notebook.host.kernel_agent import kernel_loop
+from gth_jupyter.notebook.host import kernel_host
 _gth_access = in_kernel_access()
 sales = {"north": 3, "south": 4}
 _gth_futures = {
-    "list": kernel_loop().submit(_gth_access.list_variables(0, 50)),
-    "describe": kernel_loop().submit(_gth_access.describe_variable("sales", "sample")),
-    "run": kernel_loop().submit(
+    "list": kernel_host().loop().submit(_gth_access.list_variables(0, 50)),
+    "describe": kernel_host().loop().submit(_gth_access.describe_variable("sales", "sample")),
+    "run": kernel_host().loop().submit(
         _gth_access.run_python("import threading\\nprint(threading.current_thread().name)\\n"
                                "agent_total = sum(sales.values())\\nagent_total", 30)),
 }
@@ -68,9 +68,9 @@ async def test_code_is_refused_while_the_main_thread_waits_for_the_agent(
     code = (
         "from gth_jupyter.notebook.host.kernel_access import (\n"
         "    in_kernel_access, main_thread_waiting)\n"
-        "from gth_jupyter.notebook.host.kernel_agent import kernel_loop\n"
+        "from gth_jupyter.notebook.host import kernel_host\n"
         "with main_thread_waiting():\n"
-        "    _gth_blocked = kernel_loop().run(in_kernel_access().run_python('1', 5))\n"
+        "    _gth_blocked = kernel_host().loop().run(in_kernel_access().run_python('1', 5))\n"
     )
     execution = await kernel.execute(code, shell="main", timeout=30)
     assert execution.reply["status"] == "ok", execution.reply

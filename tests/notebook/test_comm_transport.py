@@ -11,7 +11,7 @@ import pytest
 from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.config import GthConfig
 from gth_jupyter.notebook.host.comm_transport import CommTransport
-from gth_jupyter.notebook.host.kernel_agent import LoopThread
+from gth_jupyter.notebook.host.loop import LoopThread
 from gth_jupyter.store import CheckpointStore
 
 

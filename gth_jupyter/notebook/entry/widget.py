@@ -18,7 +18,7 @@ import traitlets as t
 from ...contract.names import DEFAULT_AGENT
 from ..host import cell_output, client_tools
 from ..host.kernel_access import kernel_id
-from ..host.kernel_agent import configured_model
+from ..host.label import configured_model
 from ..host.threads import notebook_thread_id
 from ..host.turns import next_turn
 from .front_end import asking_cell_id

@@ -26,7 +26,6 @@ thread with a server.
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -38,6 +37,7 @@ import ag_ui.core as agui
 from ...contract.names import DEFAULT_AGENT
 from ...contract.pending import PendingInterrupt
 from ...contract.run import RunEnd
+from ..host import kernel_host
 from ..host.kernel_access import main_thread_waiting
 from ._answers import answer_pending
 from ._kernel import HeadlessKernel, MainThread
@@ -56,25 +56,22 @@ DEFAULT_TIMEOUT_S = 600.0
 #: Answers given for one turn before it is stopped (a model that keeps calling browser tools).
 MAX_ROUNDS = 12
 
-_thread_lock = threading.Lock()
-_thread: str | None = None
-
 
 def headless_thread_id() -> str:
     """The thread this kernel's headless turns share (made on first use)."""
-    global _thread
-    with _thread_lock:
-        if _thread is None:
-            _thread = f"headless-{uuid.uuid4().hex[:12]}"
-        return _thread
+    host = kernel_host()
+    with host.lock:
+        if host.headless_thread is None:
+            host.headless_thread = f"headless-{uuid.uuid4().hex[:12]}"
+        return host.headless_thread
 
 
 def new_headless_thread() -> str:
     """Starts a fresh headless thread for the turns from here on (``%gth --new``)."""
-    global _thread
-    with _thread_lock:
-        _thread = f"headless-{uuid.uuid4().hex[:12]}"
-        return _thread
+    host = kernel_host()
+    with host.lock:
+        host.headless_thread = f"headless-{uuid.uuid4().hex[:12]}"
+        return host.headless_thread
 
 
 # -- the turn ----------------------------------------------------------------------------------
@@ -101,9 +98,8 @@ async def run_turn(
     stops on, for at most ``timeout`` seconds; returns the turn's view (what it produced so far
     when it failed or ran out of time). The same planning as every host (``plan_run``)."""
     from ...agui import runtime_of, thread_view
-    from ..host.kernel_agent import kernel_registry
 
-    runtime = await runtime_of(kernel_registry(), agent)
+    runtime = await runtime_of(kernel_host().registry(), agent)
     turn = f"turn-{uuid.uuid4().hex}"
     notes: list[str] = []
     error: str | None = None
@@ -178,10 +174,8 @@ async def _rounds(
 def _jupyter_settings() -> tuple[float, bool]:
     """``jupyter.headlessTimeoutSeconds`` and ``jupyter.savePhotos`` from the kernel's
     configuration (defaults where it does not say, or cannot be read)."""
-    from ..host.kernel_agent import kernel_registry
-
     try:
-        jupyter = getattr(kernel_registry().config, "jupyter", None)
+        jupyter = getattr(kernel_host().registry().config, "jupyter", None)
     except Exception:  # a configuration that fails to load fails the run itself, with its error
         jupyter = None
     timeout = getattr(jupyter, "headless_timeout_seconds", None) or DEFAULT_TIMEOUT_S
@@ -207,8 +201,6 @@ def run_headless(
     """Runs ``prompt`` as a turn in this kernel, blocking until it ends (at most the configured
     ``headlessTimeoutSeconds``), and displays its static copy. A run that fails or times out
     still shows what it produced, then raises, so a scheduled run reports it."""
-    from ..host.kernel_agent import kernel_loop
-
     timeout, save_photos = _jupyter_settings()
     main = MainThread()
     work = run_turn(
@@ -218,7 +210,7 @@ def run_headless(
         kernel=HeadlessKernel(main),
         timeout=timeout,
     )
-    turn = kernel_loop().submit(work)
+    turn = kernel_host().loop().submit(work)
     try:
         with main_thread_waiting():
             main.wait(turn, time.monotonic() + timeout + 5)

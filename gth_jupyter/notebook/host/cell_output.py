@@ -25,19 +25,18 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import threading
 import uuid
-import weakref
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .kernel_agent import LoopThread, built_registry, handed_jupyter, kernel_loop
+from ._host import handed_jupyter, kernel_host
 
 if TYPE_CHECKING:
     from ...agent import AgentRegistry
     from ...agent.runtime import Runtime
+    from .loop import LoopThread
 
 __all__ = [
     "MARKER",
@@ -75,19 +74,15 @@ class ChatOutput(Protocol):
     def send(self, content: dict[str, Any], buffers: Any = None) -> None: ...
 
 
-#: A digest of what each display shows now: an update that changes nothing is not sent (the
-#: notebook would draw the widget again for nothing).
-_shown: dict[str, str] = {}
-_shown_lock = threading.Lock()
-
-
 def _changed(display_id: str, data: Mapping[str, str]) -> bool:
-    """Whether ``data`` differs from what ``display_id`` shows, noting it as shown."""
+    """Whether ``data`` differs from what ``display_id`` shows, noting it as shown: an update
+    that changes nothing is not sent (the notebook would draw the widget again for nothing)."""
     digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
-    with _shown_lock:
-        if _shown.get(display_id) == digest:
+    host = kernel_host()
+    with host.lock:
+        if host.shown.get(display_id) == digest:
             return False
-        _shown[display_id] = digest
+        host.shown[display_id] = digest
         return True
 
 
@@ -145,13 +140,14 @@ def refresh_on_turn_end(
     widget: ChatOutput,
     content: Mapping[str, Any],
     *,
-    registry: Callable[[], AgentRegistry | None] = built_registry,
-    loop: Callable[[], LoopThread] = kernel_loop,
+    registry: Callable[[], AgentRegistry | None] | None = None,
+    loop: Callable[[], LoopThread] | None = None,
 ) -> Future[None] | None:
     """Handles the page's ``turn_end``: refreshes the static copy on the kernel's loop thread.
 
     ``turnIds`` are the widget's turns so far; none (``%gth`` alone) is the whole thread, as its
-    widget shows it. A malformed message gets an ``error`` reply, as the comm transport's do."""
+    widget shows it. A malformed message gets an ``error`` reply, as the comm transport's do.
+    ``registry`` and ``loop`` stand in for the kernel host's built agent and loop thread."""
     request_id = str(content.get("requestId", ""))[:MAX_ID]
     turns = content.get("turnIds", [])
     page_view = content.get("view")
@@ -190,7 +186,9 @@ def refresh_on_turn_end(
         view=view,
         metadata={**metadata, **output_metadata(widget.display_id)},
     )
-    return loop().submit(_refresh(widget, request, registry))
+    agents = registry or (lambda: kernel_host().built_registry())
+    thread = loop() if loop is not None else kernel_host().loop()
+    return thread.submit(_refresh(widget, request, agents))
 
 
 async def _refresh(
@@ -288,10 +286,6 @@ def _page_view(view: Mapping[str, Any]) -> dict[str, Any]:
     return {"messages": list(view["messages"]), "interrupts": list(view["interrupts"])}
 
 
-#: One reading runtime per registry (built once; the registry outlives it).
-_readers: weakref.WeakKeyDictionary[AgentRegistry, Runtime] = weakref.WeakKeyDictionary()
-
-
 async def _reader(agents: AgentRegistry, name: str) -> Runtime:
     """A runtime that reads the agent's threads without starting its MCP servers: the agent's
     own model, tools and middleware (the graph's nodes and state, so its interrupts are read
@@ -304,9 +298,10 @@ async def _reader(agents: AgentRegistry, name: str) -> Runtime:
     if parts is None or name not in agents.names:
         # The refusal the comm transport would give (no agent, or an unknown one).
         return await runtime_of(agents, name)
-    reader = _readers.get(agents)
+    readers = kernel_host().readers  # one per registry, built once; the registry outlives it
+    reader = readers.get(agents)
     if reader is None:
-        reader = _readers[agents] = Runtime(
+        reader = readers[agents] = Runtime(
             parts.model,
             parts.tools,
             checkpointer=await agents.store.get(),

@@ -8,11 +8,12 @@ JavaScript is the notebook author's own code, run in their own page.
 from __future__ import annotations
 
 import re
-import weakref
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from gth_jupyter.contract.names import NOTEBOOK_TOOLS  # not tools/: %gth loads no agent stack
+
+from ._host import Offering, kernel_host
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 #: The widget's own browser tools. The notebook tools among them (``read_notebook``,
@@ -36,16 +37,6 @@ class ClientTool(dict[str, Any]):
         printer.text(self.summary())
 
 
-class Offering(Protocol):
-    """What offers the registered tools to the agent: each ``GthChat`` widget of this kernel."""
-
-    client_tools: list[dict[str, Any]]
-
-
-_tools: dict[str, ClientTool] = {}
-_widgets: weakref.WeakSet[Offering] = weakref.WeakSet()
-
-
 def client_tool(
     name: str,
     description: str,
@@ -67,24 +58,24 @@ def client_tool(
     if schema.get("type", "object") != "object":
         raise ValueError("parameters must be a JSON Schema object ({'type': 'object', ...}).")
     spec = ClientTool(name=name, description=description, parameters=schema, js=js)
-    _tools[name] = spec
+    kernel_host().client_tools[name] = spec
     _publish()
     return spec
 
 
 def remove_client_tool(name: str) -> None:
-    _tools.pop(name, None)
+    kernel_host().client_tools.pop(name, None)
     _publish()
 
 
 def registered_tools() -> list[dict[str, Any]]:
-    return list(_tools.values())
+    return list(kernel_host().client_tools.values())
 
 
 def track(widget: Offering) -> None:
-    _widgets.add(widget)
+    kernel_host().widgets.add(widget)
 
 
 def _publish() -> None:
-    for widget in list(_widgets):
+    for widget in list(kernel_host().widgets):
         widget.client_tools = registered_tools()

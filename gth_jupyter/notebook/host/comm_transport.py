@@ -20,13 +20,13 @@ from concurrent.futures import Future
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from ._host import kernel_host
 from .kernel_access import in_kernel_access
-from .kernel_agent import LoopThread, kernel_loop, kernel_registry
 
 if TYPE_CHECKING:
     from ...agent import AgentRegistry
     from ...agui import ProtocolError
-    from ...runs import RunService
+    from .loop import LoopThread
 
 __all__ = ["CommTransport", "bundle_code"]
 
@@ -35,7 +35,6 @@ log = logging.getLogger(__name__)
 Send = Callable[[dict[str, Any]], None]
 #: Request ids are echoed back; a page cannot make the kernel echo megabytes.
 MAX_ID = 200
-_kernel_runs: RunService | None = None
 
 
 def bundle_code() -> str:
@@ -44,18 +43,19 @@ def bundle_code() -> str:
 
 
 class CommTransport:
-    """Serves one widget's comm requests with the kernel's agent."""
+    """Serves one widget's comm requests with the kernel's agent (``registry`` and ``loop``:
+    another agent and loop thread, for tests; default: the kernel host's)."""
 
     def __init__(
         self,
         send: Send,
         *,
-        registry: Callable[[], AgentRegistry] = kernel_registry,
-        loop: Callable[[], LoopThread] = kernel_loop,
+        registry: Callable[[], AgentRegistry] | None = None,
+        loop: Callable[[], LoopThread] | None = None,
     ) -> None:
         self._send = send
-        self._registry = registry
-        self._loop = loop
+        self._registry = registry or (lambda: kernel_host().registry())
+        self._loop = loop or (lambda: kernel_host().loop())
         self._runs: dict[str, Future[None]] = {}
 
     def handle(self, content: dict[str, Any]) -> Future[None] | None:
@@ -117,7 +117,7 @@ class CommTransport:
 
         try:
             # A comm message costs more than an HTTP write: coalesce over a frame (16 ms).
-            await kernel_runs().pump(prepared, write, flush, window=0.016)
+            await kernel_host().runs().pump(prepared, write, flush, window=0.016)
         finally:
             self._send({"type": "end", "requestId": request_id})
 
@@ -135,16 +135,6 @@ class CommTransport:
     def _refuse(self, request_id: str, error: ProtocolError) -> None:
         body = error.to_json()
         self._send({"type": "error", "requestId": request_id, "status": error.status, "body": body})
-
-
-def kernel_runs() -> RunService:
-    """This kernel's run service (each host process has one), made on first use."""
-    global _kernel_runs
-    if _kernel_runs is None:
-        from ...runs import RunService
-
-        _kernel_runs = RunService()
-    return _kernel_runs
 
 
 def _default_agent() -> str:

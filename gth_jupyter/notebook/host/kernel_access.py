@@ -21,16 +21,14 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._host import kernel_host
+
 if TYPE_CHECKING:
     from ...kernel import InKernelAccess, KernelClient
 
 __all__ = ["in_kernel_access", "kernel_id", "main_thread_waiting"]
 
 _KERNEL_FILE = re.compile(r"^kernel-(.+)\.json$")
-_lock = threading.Lock()
-_clients: dict[asyncio.AbstractEventLoop, KernelClient] = {}
-_opening: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
-_waiting = 0
 
 
 def _shell() -> Any:
@@ -58,35 +56,36 @@ def kernel_id() -> str:
 @contextlib.contextmanager
 def main_thread_waiting() -> Any:
     """Marks the main thread as waiting for the agent (so ``run_python`` refuses, not hangs)."""
-    global _waiting
+    host = kernel_host()
     main = threading.current_thread() is threading.main_thread()
     if main:
-        with _lock:
-            _waiting += 1
+        with host.lock:
+            host.main_waiting += 1
     try:
         yield
     finally:
         if main:
-            with _lock:
-                _waiting -= 1
+            with host.lock:
+                host.main_waiting -= 1
 
 
 async def _open_client() -> KernelClient:
     """Our client of this kernel for the running loop (a client belongs to one loop)."""
     from ...kernel import KernelClient, KernelClientError
 
+    host = kernel_host()
     loop = asyncio.get_running_loop()
-    with _lock:
-        opening = _opening.setdefault(loop, asyncio.Lock())
+    with host.lock:
+        opening = host.opening.setdefault(loop, asyncio.Lock())
     async with opening:
-        client = _clients.get(loop)
+        client = host.clients.get(loop)
         if client is None:
             connection = _connection_file()
             if connection is None:
                 raise KernelClientError("this process is not a Jupyter kernel", code="no_kernel")
             client = KernelClient.from_connection(connection)
             await client.start()
-            _clients[loop] = client
+            host.clients[loop] = client
     return client
 
 
@@ -101,4 +100,6 @@ def in_kernel_access() -> InKernelAccess | None:
         return None
     from ...kernel import InKernelAccess
 
-    return InKernelAccess(_namespace, _open_client, main_blocked=lambda: _waiting > 0)
+    return InKernelAccess(
+        _namespace, _open_client, main_blocked=lambda: kernel_host().main_waiting > 0
+    )

@@ -36,8 +36,9 @@ from ...contract.events import TextEvent
 from ...contract.names import DEFAULT_AGENT
 from ...contract.run import RunEnd
 from ...store import CheckpointStore
+from ._host import NOTEBOOK_COMMAND
 from .kernel_access import in_kernel_access, main_thread_waiting
-from .kernel_agent import NOTEBOOK_COMMAND, LoopThread
+from .loop import LoopThread
 from .threads import in_kernel, notebook_thread_id
 from .turns import last_turn
 

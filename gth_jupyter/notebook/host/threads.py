@@ -7,19 +7,20 @@ import os
 import sys
 import uuid
 
-_kernel_thread: str | None = None
+from ._host import kernel_host
 
 
 def notebook_thread_id() -> str:
     """A stable id for this notebook: Jupyter names the notebook in ``JPY_SESSION_NAME``."""
-    global _kernel_thread
     path = os.environ.get("JPY_SESSION_NAME") or os.environ.get("__vsc_ipynb_file__")
     if path:
         return "nb-" + hashlib.sha1(path.encode()).hexdigest()[:16]
     # No notebook identity (a console, a script): one thread for this kernel's life.
-    if _kernel_thread is None:
-        _kernel_thread = f"kernel-{uuid.uuid4().hex[:16]}"
-    return _kernel_thread
+    host = kernel_host()
+    with host.lock:
+        if host.kernel_thread is None:
+            host.kernel_thread = f"kernel-{uuid.uuid4().hex[:16]}"
+        return host.kernel_thread
 
 
 def new_thread_id() -> str:

@@ -7,25 +7,25 @@ started before it on the same thread; its page waits for that turn to be done be
 
 from __future__ import annotations
 
-import threading
 import uuid
 
-__all__ = ["last_turn", "next_turn"]
+from ._host import kernel_host
 
-_lock = threading.Lock()
-_last: dict[str, str] = {}
+__all__ = ["last_turn", "next_turn"]
 
 
 def next_turn(thread_id: str) -> tuple[str, str]:
     """A new turn on ``thread_id`` and the turn it follows (``""`` for the kernel's first)."""
     turn = f"turn-{uuid.uuid4().hex}"
-    with _lock:
-        after = _last.get(thread_id, "")
-        _last[thread_id] = turn
+    host = kernel_host()
+    with host.lock:
+        after = host.last_turns.get(thread_id, "")
+        host.last_turns[thread_id] = turn
     return turn, after
 
 
 def last_turn(thread_id: str) -> str:
     """The last turn the kernel started on ``thread_id`` (``""`` for none)."""
-    with _lock:
-        return _last.get(thread_id, "")
+    host = kernel_host()
+    with host.lock:
+        return host.last_turns.get(thread_id, "")
