@@ -1,8 +1,8 @@
 """Chat models: provider resolution from ``llm`` config, the offline demo, the scripted fake.
 
 ``resolve_model(config.llm)`` gives the agent its model; ``describe_model`` what a UI shows about
-it. With no configuration the agent runs on ``DemoChatModel``, which needs no key or network;
-tests and teaching notebooks script ``FakeChatModel``.
+it. With no configuration the agent runs on ``DemoChatModel`` (``demo/``), which needs no key
+or network; tests and teaching notebooks script ``FakeChatModel``.
 """
 
 from gth_jupyter.models.demo import DEMO_MODEL_NAME, DemoChatModel

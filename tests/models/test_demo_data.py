@@ -16,8 +16,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from gth_jupyter.models import DemoChatModel
 from gth_jupyter.models._reply import Reply
-from gth_jupyter.models.demo_data import Frame, pick_frame, plot_code
-from gth_jupyter.models.demo_rules import INTRODUCTION, plan_demo_reply
+from gth_jupyter.models.demo._data import Frame, pick_frame, plot_code
+from gth_jupyter.models.demo._rules import INTRODUCTION, plan_demo_reply
 
 DATA_TOOLS = ["list_variables", "describe_variable", "run_python", "capture_image"]
 HOSTILE = 'a"); import os; ("'

@@ -223,7 +223,7 @@ async def test_demo_streams_at_a_readable_pace_by_default() -> None:
 def test_demo_calls_a_named_user_tool_with_key_value_arguments() -> None:
     from langchain_core.messages import HumanMessage as Human
 
-    from gth_jupyter.models.demo_rules import plan_demo_reply
+    from gth_jupyter.models.demo._rules import plan_demo_reply
 
     reply = plan_demo_reply(
         [Human('Use roll_dice with n=3 and label="two words".')], ["roll_dice", "capture_image"]

@@ -10,7 +10,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from gth_jupyter.models._reply import Reply
-from gth_jupyter.models.demo_rules import INTRODUCTION, plan_demo_reply
+from gth_jupyter.models.demo._rules import INTRODUCTION, plan_demo_reply
 
 TOOLS = ["read_notebook", "insert_cell", "edit_cell", "run_python"]
 

@@ -12,7 +12,7 @@
 
 Names only reach the generated code as Python string literals (columns) or checked identifiers
 (the DataFrame), and the names the code creates start with ``agent_``. These functions work on
-plain text and never raise for odd input; ``demo_rules`` calls them.
+plain text and never raise for odd input; ``_rules`` calls them.
 """
 
 from __future__ import annotations

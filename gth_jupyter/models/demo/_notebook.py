@@ -11,7 +11,7 @@
   says what happened from the result (the cell's id, its output or its error).
 
 The demo only ever reads tool results and the prompt as text; it never raises for odd input
-(``demo_rules`` falls back to its introduction).
+(``_rules`` falls back to its introduction).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from gth_jupyter.contract.names import NOTEBOOK_TOOLS
 from gth_jupyter.models._reply import PlannedToolCall, Reply
-from gth_jupyter.models.demo_data import RUN_PYTHON, tool_json
+from gth_jupyter.models.demo._data import RUN_PYTHON, tool_json
 
 READ_NOTEBOOK, INSERT_CELL, EDIT_CELL = NOTEBOOK_TOOLS
 

@@ -3,9 +3,9 @@
 - a request for a photo calls ``capture_image`` (when bound), a request for a form calls
   ``show_a2ui_surface`` (when bound);
 - a data phrase ("what data do I have?", "describe sales", "plot revenue by month") calls the
-  notebook kernel's tools (when bound); their phrases and follow-ups live in ``demo_data``;
+  notebook kernel's tools (when bound); their phrases and follow-ups live in ``_data``;
 - a notebook phrase ("why did this fail?", "put that in a cell") calls the browser's notebook
-  tools (when bound); they live in ``demo_notebook``;
+  tools (when bound); they live in ``_notebook``;
 - a tool's result, or the image the image middleware injected, gets a short follow-up;
 - an A2UI user action (a user message holding ``{"actionName": ...}``) is acknowledged;
 - naming any other bound tool calls it, with ``key=value`` pairs from the text as arguments
@@ -30,7 +30,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 
 from gth_jupyter.contract.names import NOTEBOOK_TOOLS
 from gth_jupyter.models._reply import PlannedToolCall, Reply
-from gth_jupyter.models.demo_data import (
+from gth_jupyter.models.demo._data import (
     DATA_TOOLS,
     RUN_PYTHON,
     Seen,
@@ -38,8 +38,8 @@ from gth_jupyter.models.demo_data import (
     data_request,
     plot_shown,
 )
-from gth_jupyter.models.demo_form import demo_form_jsonl
-from gth_jupyter.models.demo_notebook import INSERT_CELL, notebook_follow_up, notebook_request
+from gth_jupyter.models.demo._form import demo_form_jsonl
+from gth_jupyter.models.demo._notebook import INSERT_CELL, notebook_follow_up, notebook_request
 
 CAPTURE_IMAGE = "capture_image"
 #: Said after an inserted cell's plot reached the model as an image.

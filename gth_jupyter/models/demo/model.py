@@ -2,7 +2,7 @@
 
 It needs no key and no network, streams at a readable pace, and shows what the chat can do: a
 streamed Markdown answer, a webcam photo (``capture_image``) and an A2UI form
-(``show_a2ui_surface``). Its rules live in ``demo_rules``; its form in ``demo_form``.
+(``show_a2ui_surface``). Its rules live in ``_rules``; its form in ``_form``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pydantic import ConfigDict, Field
 
 from gth_jupyter.models._base import ReplyChatModel
 from gth_jupyter.models._reply import Reply
-from gth_jupyter.models.demo_rules import plan_demo_reply
+from gth_jupyter.models.demo._rules import plan_demo_reply
 
 DEMO_MODEL_NAME = "gth-demo (offline)"
 
