@@ -35,8 +35,8 @@ from ..middleware.approvals import ApprovalsMiddleware
 from ..middleware.grants import GrantStore
 from ..store import CheckpointStore
 from ..tools.kernel_tools import KERNEL_TOOLS
-from ..tools.mcp import McpServers, ServerState
-from ..tools.mcp_oauth import Delivery, OAuthCallbacks
+from ..tools.mcp.oauth import Delivery, OAuthCallbacks
+from ..tools.mcp.servers import McpServers, ServerState
 from ..tools.registry import Tool, tool_name
 from .resolver import AgentParts, resolve_agent, resolve_tools
 from .runtime import Runtime

@@ -89,7 +89,7 @@ def resolve_tools(
     The sources, in order: the file tools ``filesystem`` chooses, the enabled ``builtInTools``
     (in the order written), the ``customTools``, provider server tools (``tools`` dicts, bound
     to the model untouched), the tools of the ``mcpServers`` (``mcp``: loaded by the host's
-    registry, which needs the running loop; see :mod:`gth_jupyter.tools.mcp`), one tool per
+    registry, which needs the running loop; see :mod:`gth_jupyter.tools.mcp.servers`), one tool per
     ``a2aAgents`` entry (``a2a_agent_<agentId>``, :mod:`gth_jupyter.tools.a2a`), the tool objects
     of a ``.gsloth.config.py`` (kind ``other``, whatever their metadata claims), then ``extra``.
     A name already taken is skipped with a warning, so nothing replaces a built-in. ``allowedTools``

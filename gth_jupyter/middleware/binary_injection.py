@@ -8,11 +8,11 @@ from the file:" with the content as a block: an image in its provider's shape
 standard data block ``{type, source_type: "base64", mime_type, data, metadata: {filename}}``
 (``binary`` is sent as a ``file``). Like ``capture_image``'s injection, it does so once per tool
 call: the result is replaced by a placeholder without the base64 (``placeholder`` in
-``tools/binary.py``: the same string up to ``data:<mime>``, then ``size:<bytes>;omitted``), so
+``tools/fs/binary.py``: the same string up to ``data:<mime>``, then ``size:<bytes>;omitted``), so
 the model does not pay for the bytes twice, and both edits are marked (:data:`INJECTED_MARK`)
 and persisted through the messages reducer. An image's user message names its call
 (:data:`IMAGES_FOR`), so a transcript can show the image in the tool card again (``restore`` in
-``tools/binary.py``).
+``tools/fs/binary.py``).
 
 On automatically when ``binaryFormats`` is a non-empty list (``registry.py``), and by name.
 """
@@ -25,7 +25,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 
 from gth_jupyter.contract.names import IMAGES_FOR, INJECTED_MARK
 from gth_jupyter.middleware.image_injection import _Injection, _marked, image_block
-from gth_jupyter.tools.binary import (
+from gth_jupyter.tools.fs.binary import (
     READ_BINARY,
     BinaryContent,
     parse_binary_content,

@@ -4,8 +4,12 @@
 :class:`~gth_jupyter.config.EffectiveConfig` and holds the rules that combine sources (first name
 wins, ``allowedTools``); the agent's resolver (:mod:`gth_jupyter.agent.resolver`) puts the sources
 in order. Every tool that touches files stays inside its :class:`Workspace` and ``.aiignore``.
+
+Three groups are sub-packages of their own: the file tools and their workspace (``fs/``),
+``gth_grep`` (``grep/``) and MCP servers (``mcp/``); the other tools are one module each.
 """
 
+from gth_jupyter.tools.fs.workspace import Workspace
 from gth_jupyter.tools.registry import (
     Tool,
     allowed,
@@ -16,7 +20,6 @@ from gth_jupyter.tools.registry import (
     unique,
     workspace_for,
 )
-from gth_jupyter.tools.workspace import Workspace
 
 __all__ = [
     "Tool",

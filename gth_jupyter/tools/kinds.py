@@ -21,7 +21,7 @@ whichever tool puts it there. Such a tool carries ``metadata["gth_code_when"]``,
 - ``{"flag": "run", "code": "source"}``: ``code`` when the boolean argument is set;
 - ``{"module_path": "path", "code": "content"}``: the file tools are ``code`` when the path names
   an installed module (``pandas.py``: what the next ``import pandas`` in that folder runs, see
-  ``protected.py``).
+  ``fs/protected.py``).
 
 A tool with no kind (from a Python config...) is treated as ``other``: gated wherever the mode
 gates anything beyond the file tools.
@@ -29,9 +29,9 @@ gates anything beyond the file tools.
 The kind, an MCP tool's real names (``mcp``) and its hints (``annotations``) are *ours*: only the
 code that builds a tool sets them. A tool source (an MCP server's annotations, a
 ``.gsloth.config.py`` tool's metadata) could otherwise choose how its own tool is gated. So
-``tools/mcp.py`` keeps nothing of a server's annotations but the four hints, and a config tool
-goes through :func:`adopt`, which drops whatever it wrote under these keys (and any ``gth_*``
-key) before setting ours. A client's tool declaration never reaches ``metadata`` at all.
+``tools/mcp/servers.py`` keeps nothing of a server's annotations but the four hints, and a
+config tool goes through :func:`adopt`, which drops whatever it wrote under these keys (and any
+``gth_*`` key) before setting ours. A client's tool declaration never reaches ``metadata`` at all.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from typing import Any, Literal
 
 from langchain_core.tools import BaseTool
 
-from gth_jupyter.tools.protected import names_module
+from gth_jupyter.tools.fs.protected import names_module
 
 __all__ = [
     "CODE_WHEN_KEY",
@@ -60,7 +60,7 @@ __all__ = [
 
 ToolKind = Literal["inert", "read", "write", "shell", "code", "exec", "network", "mcp", "other"]
 KIND_KEY = "gth_kind"
-#: An MCP tool's real server and tool names, and its four hints (set by ``tools/mcp.py``).
+#: An MCP tool's real server and tool names, and its four hints (set by ``tools/mcp/servers.py``).
 MCP_KEY = "mcp"
 HINTS_KEY = "annotations"
 #: When a call of this tool is ``code``: ``{"flag": <boolean argument>, "code": <argument>}``.

@@ -22,8 +22,9 @@ from gth_jupyter.config.effective import EffectiveConfig
 from gth_jupyter.tools.checklist import make_checklist_tool
 from gth_jupyter.tools.custom import make_custom_tool
 from gth_jupyter.tools.dev import DEV_TOOLS, make_dev_tool
-from gth_jupyter.tools.filesystem import make_filesystem_tools
-from gth_jupyter.tools.grep import make_grep_tool
+from gth_jupyter.tools.fs.tools import make_filesystem_tools
+from gth_jupyter.tools.fs.workspace import Workspace
+from gth_jupyter.tools.grep.tool import make_grep_tool
 from gth_jupyter.tools.kernel_tools import (
     make_describe_variable_tool,
     make_list_variables_tool,
@@ -34,7 +35,6 @@ from gth_jupyter.tools.shell import make_shell_tool
 from gth_jupyter.tools.state import make_state_tool
 from gth_jupyter.tools.status import make_status_tool
 from gth_jupyter.tools.web_fetch import make_web_fetch_tool
-from gth_jupyter.tools.workspace import Workspace
 
 __all__ = [
     "Tool",

@@ -13,8 +13,8 @@ from gth_jupyter.agent import resolver
 from gth_jupyter.agent.resolver import resolve_tools
 from gth_jupyter.config import GthConfig, load_config
 from gth_jupyter.tools import allowed, tool_name
-from gth_jupyter.tools.fs_read import READ_TOOLS
-from gth_jupyter.tools.fs_write import WRITE_TOOLS
+from gth_jupyter.tools.fs._read import READ_TOOLS
+from gth_jupyter.tools.fs._write import WRITE_TOOLS
 
 # Seed 002, "Complete Example", verbatim.
 COMPLETE_EXAMPLE: dict[str, Any] = {

@@ -22,9 +22,9 @@ from gth_jupyter.middleware.approvals import ApprovalsMiddleware
 from gth_jupyter.middleware.rater import Rater, Rating
 from gth_jupyter.models import FakeChatModel
 from gth_jupyter.tools.custom import make_custom_tool
-from gth_jupyter.tools.filesystem import make_filesystem_tools
+from gth_jupyter.tools.fs.tools import make_filesystem_tools
+from gth_jupyter.tools.fs.workspace import Workspace
 from gth_jupyter.tools.shell import make_shell_tool
-from gth_jupyter.tools.workspace import Workspace
 
 MODES = ("manual", "write", "assisted", "auto", "bypass")
 LISTS = (None, "allow", "deny", "escalate")

@@ -22,8 +22,8 @@ from gth_jupyter.middleware.binary_injection import (
 )
 from gth_jupyter.middleware.image_injection import image_block
 from gth_jupyter.models import FakeChatModel
-from gth_jupyter.tools.binary import make_read_binary_tool, parse_binary_content, restore
-from gth_jupyter.tools.workspace import Workspace
+from gth_jupyter.tools.fs.binary import make_read_binary_tool, parse_binary_content, restore
+from gth_jupyter.tools.fs.workspace import Workspace
 from tests.middleware.test_middleware_registry import build, effective
 
 PNG_B64 = (

@@ -25,7 +25,7 @@ def shortened_tool(ran: list[str]) -> StructuredTool:
     tool = StructuredTool.from_function(
         coroutine=run, name=SHORT, description="x", args_schema=NoArgs
     )
-    tool.metadata = {  # as tools/mcp.py builds it: our kind "mcp", the real names, the hints
+    tool.metadata = {  # as tools/mcp/servers.py builds it: our kind, the real names, the hints
         KIND_KEY: "mcp",
         "mcp": {"server": "a.very.long.server.key.that.was.cut", "tool": "delete everything"},
         "annotations": {"destructiveHint": True, "readOnlyHint": False},

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from langchain_core.tools import BaseTool
 
-from gth_jupyter.tools.filesystem import make_filesystem_tools
-from gth_jupyter.tools.workspace import Workspace
+from gth_jupyter.tools.fs.tools import make_filesystem_tools
+from gth_jupyter.tools.fs.workspace import Workspace
 from tests.tools.conftest import run_call, write
 
 

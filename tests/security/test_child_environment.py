@@ -127,8 +127,8 @@ async def test_ripgrep_gets_no_secrets_and_no_config_file(
     """gth_grep's ripgrep is a child too: RIPGREP_CONFIG_PATH could add options to every search."""
     import shutil
 
-    from gth_jupyter.tools.grep import make_grep_tool
-    from gth_jupyter.tools.workspace import Workspace
+    from gth_jupyter.tools.fs.workspace import Workspace
+    from gth_jupyter.tools.grep.tool import make_grep_tool
 
     if shutil.which("rg") is None:
         pytest.skip("ripgrep is not installed")

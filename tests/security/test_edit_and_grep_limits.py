@@ -21,12 +21,12 @@ from typing import Any
 
 import pytest
 
-from gth_jupyter.tools import grep as grep_module
-from gth_jupyter.tools import grep_fallback
-from gth_jupyter.tools.filesystem import make_filesystem_tools
-from gth_jupyter.tools.fs_edit import EDIT_MAX_BYTES
-from gth_jupyter.tools.grep import make_grep_tool
-from gth_jupyter.tools.workspace import Workspace
+from gth_jupyter.tools.fs._edit import EDIT_MAX_BYTES
+from gth_jupyter.tools.fs.tools import make_filesystem_tools
+from gth_jupyter.tools.fs.workspace import Workspace
+from gth_jupyter.tools.grep import _fallback
+from gth_jupyter.tools.grep import tool as grep_module
+from gth_jupyter.tools.grep.tool import make_grep_tool
 from tests.tools.conftest import run_call, write
 
 
@@ -110,7 +110,7 @@ async def test_a_backtracking_regex_in_the_fallback_is_stopped_with_a_timeout_er
     assert "Search failed: the regular expression ran for more than 5s" in content
     assert "of trap.txt" in content and "timeout" in content
     # On the old in-process scan this call ran for hours; here it ends just after the timeout.
-    assert took < grep_fallback.MATCH_TIMEOUT_S + 15, took
+    assert took < _fallback.MATCH_TIMEOUT_S + 15, took
     assert children() <= before  # the stuck worker was killed and reaped
 
 
@@ -118,7 +118,7 @@ async def test_a_slow_search_that_keeps_making_progress_is_not_stopped(
     tmp_path: Path, no_ripgrep: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each line takes a moment, the whole search longer than the timeout: it completes."""
-    monkeypatch.setattr(grep_fallback, "MATCH_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(_fallback, "MATCH_TIMEOUT_S", 1.0)
     line = "a" * 18 + "b"
     regex = re.compile("(a+)+$")
     started = time.monotonic()

@@ -19,11 +19,11 @@ from typing import Any
 import pytest
 
 from gth_jupyter.config.schema import BinaryFormatConfig
-from gth_jupyter.tools import grep as grep_module
-from gth_jupyter.tools.binary import make_read_binary_tool
-from gth_jupyter.tools.filesystem import make_filesystem_tools
-from gth_jupyter.tools.grep import make_grep_tool
-from gth_jupyter.tools.workspace import Workspace
+from gth_jupyter.tools.fs.binary import make_read_binary_tool
+from gth_jupyter.tools.fs.tools import make_filesystem_tools
+from gth_jupyter.tools.fs.workspace import Workspace
+from gth_jupyter.tools.grep import tool as grep_module
+from gth_jupyter.tools.grep.tool import make_grep_tool
 from tests.tools.conftest import run_call, write
 
 SECRET = "SECRET from outside"

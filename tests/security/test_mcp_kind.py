@@ -38,7 +38,7 @@ from gth_jupyter.contract.run import RunEnd, RunPlan, ThreadState
 from gth_jupyter.middleware.approvals import ApprovalsMiddleware
 from gth_jupyter.store import CheckpointStore
 from gth_jupyter.tools.kinds import KIND_KEY, kind_of
-from gth_jupyter.tools.mcp import McpServers
+from gth_jupyter.tools.mcp.servers import McpServers
 from tests.middleware.test_approvals_flow import Flow
 
 SERVER = str(Path(__file__).with_name("mcp_wipe_server.py"))

@@ -23,7 +23,7 @@ import pytest
 import pytest_asyncio
 from tornado.httpclient import HTTPClientError
 
-from gth_jupyter.tools.mcp_oauth import owner_dir
+from gth_jupyter.tools.mcp.oauth import owner_dir
 from tests.sse import sse_events
 from tests.tools.mcp_oauth_server import Provider, serve_protected
 from tests.users import HeaderIdentity

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from gth_jupyter.tools.filesystem import make_filesystem_tools
+from gth_jupyter.tools.fs.protected import names_module, protected_reason
+from gth_jupyter.tools.fs.tools import make_filesystem_tools
+from gth_jupyter.tools.fs.workspace import Workspace
 from gth_jupyter.tools.kinds import kind_of_call
-from gth_jupyter.tools.protected import names_module, protected_reason
-from gth_jupyter.tools.workspace import Workspace
 from tests.tools.conftest import run_call, write
 
 #: Every name the review planted, and its class, each at depth 1 and 3.

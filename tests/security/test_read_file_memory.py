@@ -23,8 +23,8 @@ RUNNER = textwrap.dedent(
     """
     import asyncio, json, resource, sys
     from pathlib import Path
-    from gth_jupyter.tools.fs_read import make_read_tools
-    from gth_jupyter.tools.workspace import Workspace
+    from gth_jupyter.tools.fs._read import make_read_tools
+    from gth_jupyter.tools.fs.workspace import Workspace
 
     tools = {t.name: t for t in make_read_tools(
         Workspace.at(Path(sys.argv[1])), {"read_file", "read_multiple_files"})}

@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 from langchain_core.tools import ToolException
 
-from gth_jupyter.tools import grep as grep_module
-from gth_jupyter.tools.filesystem import make_filesystem_tools
-from gth_jupyter.tools.grep import GrepArgs, grep, make_grep_tool
-from gth_jupyter.tools.grep_scan import scan
-from gth_jupyter.tools.workspace import Workspace
+from gth_jupyter.tools.fs.tools import make_filesystem_tools
+from gth_jupyter.tools.fs.workspace import Workspace
+from gth_jupyter.tools.grep import tool as grep_module
+from gth_jupyter.tools.grep._scan import scan
+from gth_jupyter.tools.grep.tool import GrepArgs, grep, make_grep_tool
 from tests.tools.conftest import run_call, write
 
 RG = shutil.which("rg")
@@ -190,7 +190,7 @@ async def test_aiignore_ignores_letter_case_where_the_disk_does(
 ) -> None:
     """On macOS, ``SECRETS/key.pem`` opens ``secrets/key.pem``. Linux disks are case-sensitive,
     so the probe is stood in for and the upper-case path made a real file."""
-    from gth_jupyter.tools import workspace
+    from gth_jupyter.tools.fs import workspace
 
     assert workspace.case_insensitive(root) is False  # this disk tells the two apart
     write(root / "SECRETS" / "key.pem", "needle secret\n")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gth_jupyter.tools.aiignore import AiIgnore
+from gth_jupyter.tools.fs.aiignore import AiIgnore
 
 
 @pytest.mark.parametrize(

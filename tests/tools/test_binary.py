@@ -13,7 +13,9 @@ import pytest
 from langchain_core.tools import ToolException
 
 from gth_jupyter.config.schema import BinaryFormatConfig
-from gth_jupyter.tools.binary import (
+from gth_jupyter.tools.fs._read import READ_TOOLS
+from gth_jupyter.tools.fs._write import WRITE_TOOLS
+from gth_jupyter.tools.fs.binary import (
     DEFAULT_MAX_SIZE,
     DENIED,
     NOT_CONFIGURED,
@@ -25,10 +27,8 @@ from gth_jupyter.tools.binary import (
     read_binary,
     restore,
 )
-from gth_jupyter.tools.filesystem import filesystem_tool_names, make_filesystem_tools
-from gth_jupyter.tools.fs_read import READ_TOOLS
-from gth_jupyter.tools.fs_write import WRITE_TOOLS
-from gth_jupyter.tools.workspace import Workspace
+from gth_jupyter.tools.fs.tools import filesystem_tool_names, make_filesystem_tools
+from gth_jupyter.tools.fs.workspace import Workspace
 from tests.tools.conftest import run_call, write
 
 PNG = base64.b64decode(

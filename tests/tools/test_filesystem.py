@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from langchain_core.tools import BaseTool
 
-from gth_jupyter.tools.filesystem import filesystem_tool_names, make_filesystem_tools
-from gth_jupyter.tools.fs_read import READ_TOOLS
-from gth_jupyter.tools.fs_write import WRITE_TOOLS
-from gth_jupyter.tools.workspace import Workspace
+from gth_jupyter.tools.fs._read import READ_TOOLS
+from gth_jupyter.tools.fs._write import WRITE_TOOLS
+from gth_jupyter.tools.fs.tools import filesystem_tool_names, make_filesystem_tools
+from gth_jupyter.tools.fs.workspace import Workspace
 
 from .conftest import run_call, write
 

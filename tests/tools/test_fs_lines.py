@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gth_jupyter.tools.fs_lines import MAX_BYTES, MAX_LINE, MAX_LINES, cap
-from gth_jupyter.tools.fs_read import ReadFileArgs
-from gth_jupyter.tools.fs_read import read as read_in
-from gth_jupyter.tools.workspace import Workspace
+from gth_jupyter.tools.fs._lines import MAX_BYTES, MAX_LINE, MAX_LINES, cap
+from gth_jupyter.tools.fs._read import ReadFileArgs
+from gth_jupyter.tools.fs._read import read as read_in
+from gth_jupyter.tools.fs.workspace import Workspace
 
 
 def read(path: Path, args: ReadFileArgs) -> str:

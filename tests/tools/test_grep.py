@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from langchain_core.tools import BaseTool
 
-from gth_jupyter.tools import grep as grep_module
-from gth_jupyter.tools.grep import make_grep_tool
-from gth_jupyter.tools.workspace import Workspace
+from gth_jupyter.tools.fs.workspace import Workspace
+from gth_jupyter.tools.grep import tool as grep_module
+from gth_jupyter.tools.grep.tool import make_grep_tool
 
 from .conftest import run_call, write
 

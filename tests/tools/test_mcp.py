@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from gth_jupyter.config.schema import McpServerConfig
-from gth_jupyter.tools.mcp import DEFAULT_HINTS, McpServers, mcp_tool_name
+from gth_jupyter.tools.mcp.servers import DEFAULT_HINTS, McpServers, mcp_tool_name
 
 from .conftest import run_call
 from .mcp_server import LONG_NAME, serve_http

@@ -21,7 +21,7 @@ from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.config import load_config
 from gth_jupyter.server.identity import server_owner
 from gth_jupyter.store import CheckpointStore
-from gth_jupyter.tools.mcp_oauth import FileTokenStorage, OAuthCallbacks, owner_dir
+from gth_jupyter.tools.mcp.oauth import FileTokenStorage, OAuthCallbacks, owner_dir
 from tests.sse import sse_events as parse_sse
 from tests.standalone import standalone
 

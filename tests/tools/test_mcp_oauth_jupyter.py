@@ -17,7 +17,7 @@ import pytest_asyncio
 from tornado.httpclient import HTTPClientError
 
 from gth_jupyter.server.identity import server_owner
-from gth_jupyter.tools.mcp_oauth import owner_dir
+from gth_jupyter.tools.mcp.oauth import owner_dir
 from tests.sse import sse_events as parse_sse
 
 from .mcp_oauth_server import serve_protected

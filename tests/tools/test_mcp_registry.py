@@ -17,7 +17,7 @@ from gth_jupyter.middleware.approval_policy import decide
 from gth_jupyter.middleware.approval_rules import names_subject
 from gth_jupyter.store import CheckpointStore
 from gth_jupyter.tools.kinds import kind_of
-from gth_jupyter.tools.mcp import McpServers
+from gth_jupyter.tools.mcp.servers import McpServers
 
 SERVER = str(Path(__file__).with_name("mcp_server.py"))
 LOCAL = {"transport": "stdio", "command": sys.executable, "args": [SERVER]}

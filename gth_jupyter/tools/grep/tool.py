@@ -3,9 +3,9 @@
 Gaunt Sloth's contract: arguments ``{pattern, path?, include?, limit? (default 100)}``; output
 "No matches found" or "Found N matches" then one ``path:`` block per file with ``  Line n: text``
 lines (cut at 250 characters). ripgrep does the work when it is installed, the scanner in
-``grep_scan.py`` otherwise; both feed one formatter, in path order, so the output is the same.
+``_scan.py`` otherwise; both feed one formatter, in path order, so the output is the same.
 The scanner's matching runs in a worker process that is stopped when one line takes longer than
-a few seconds (Python's ``re`` backtracks where ripgrep's engine does not; ``grep_fallback``).
+a few seconds (Python's ``re`` backtracks where ripgrep's engine does not; ``_fallback``).
 
 The ``fileSet`` setting picks the corpus (``gitignore``: what git would track, without dot-files;
 ``all``: everything but the noise directories). ``.aiignore`` is applied to every result of either
@@ -27,10 +27,11 @@ from langchain_core.tools import BaseTool, ToolException
 from pydantic import BaseModel, Field
 
 from gth_jupyter.tools._base import make_tool
-from gth_jupyter.tools.grep_fallback import search_in_worker
-from gth_jupyter.tools.grep_scan import NOISE_DIRS, Match, candidates, include_matcher
+from gth_jupyter.tools.fs.aiignore import NOISE_DIRS
+from gth_jupyter.tools.fs.workspace import Workspace
+from gth_jupyter.tools.grep._fallback import search_in_worker
+from gth_jupyter.tools.grep._scan import Match, candidates, include_matcher
 from gth_jupyter.tools.process import child_env
-from gth_jupyter.tools.workspace import Workspace
 
 __all__ = ["find_ripgrep", "format_matches", "make_grep_tool"]
 

@@ -5,7 +5,7 @@ at 2000 characters, with a notice saying how to page on; ``read_multiple_files {
 ``list_directory {path}`` and ``list_directory_with_sizes {path, sortBy?}`` (``[DIR]`` /
 ``[FILE]`` lines); ``directory_tree {path}`` (JSON); ``search_files {path, pattern,
 excludePatterns?}`` (case-insensitive name match); ``get_file_info {path}``;
-``list_allowed_directories``. Reads stream (``fs_lines``): nothing past what the caps show is
+``list_allowed_directories``. Reads stream (``_lines``): nothing past what the caps show is
 kept in memory, and a capped read stops reading where its output stops. Every path goes through
 the :class:`Workspace` and is opened without following a symlink swapped in after that check
 (:meth:`Workspace.open`), and entries hidden by ``.aiignore`` are left out of listings. A failure is
@@ -23,10 +23,10 @@ from typing import BinaryIO, Literal
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
-from gth_jupyter.tools import fs_lines, fs_listing
 from gth_jupyter.tools._base import FileToolSpec, make_file_tools
-from gth_jupyter.tools.fs_lines import MAX_LINES, cap
-from gth_jupyter.tools.workspace import PathDenied, Workspace, guarded
+from gth_jupyter.tools.fs import _lines, _listing
+from gth_jupyter.tools.fs._lines import MAX_LINES, cap
+from gth_jupyter.tools.fs.workspace import PathDenied, Workspace, guarded
 
 __all__ = ["READ_TOOLS", "make_read_tools"]
 
@@ -83,13 +83,13 @@ _TOGETHER = (
 def read_capped(ws: Workspace, path: Path) -> str:
     """A read without a window: the file up to the caps, and not a byte further."""
     with ws.open(path) as f:
-        return cap(fs_lines.lines(f, normalised=False), MAX_LINES, 1, True)
+        return cap(_lines.lines(f, normalised=False), MAX_LINES, 1, True)
 
 
 def _window(f: BinaryIO, offset: int | None, limit: int | None) -> str:
     start = max(1, offset or 1)
-    skipped = fs_lines.skip(f, start - 1)
-    rest = fs_lines.lines(f, normalised=True)
+    skipped = _lines.skip(f, start - 1)
+    rest = _lines.lines(f, normalised=True)
     first = next(rest, None)
     if first is None and skipped:
         return f"[read_file: offset {start} is past end of file ({skipped} lines total)]"
@@ -102,19 +102,19 @@ def _ends(ws: Workspace, path: Path, head: int, tail: int) -> str:
     # Two handles: the head is read lazily while the tail is found from the end.
     with ws.open(path) as f, ws.open(path) as g:
         if head and tail:
-            total = fs_lines.count_lines(f)
+            total = _lines.count_lines(f)
             f.seek(0)
             if head + tail >= total:
-                return cap(fs_lines.lines(f, normalised=True), float("inf"), None, False)
-            g.seek(fs_lines.tail_start(g, tail))
+                return cap(_lines.lines(f, normalised=True), float("inf"), None, False)
+            g.seek(_lines.tail_start(g, tail))
             skipped = f"... [{total - head - tail} lines skipped] ..."
-            first = islice(fs_lines.lines(f, normalised=True), head)
-            body = chain(first, [skipped], fs_lines.lines(g, normalised=True))
+            first = islice(_lines.lines(f, normalised=True), head)
+            body = chain(first, [skipped], _lines.lines(g, normalised=True))
             return cap(body, float("inf"), None, False)
         if tail:
-            g.seek(fs_lines.tail_start(g, tail))
-            return cap(fs_lines.lines(g, normalised=True), float("inf"), None, False)
-        return cap(islice(fs_lines.lines(f, normalised=True), head), float("inf"), None, False)
+            g.seek(_lines.tail_start(g, tail))
+            return cap(_lines.lines(g, normalised=True), float("inf"), None, False)
+        return cap(islice(_lines.lines(f, normalised=True), head), float("inf"), None, False)
 
 
 def read(ws: Workspace, path: Path, a: ReadFileArgs) -> str:
@@ -148,34 +148,34 @@ def make_read_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
         return "\n---\n".join([await asyncio.to_thread(read_one, p) for p in paths])
 
     def listing(path: str) -> str:
-        items = fs_listing.visible(ws, ws.resolve(path))
-        return "\n".join(f"{fs_listing.label(item)} {item.name}" for item in items)
+        items = _listing.visible(ws, ws.resolve(path))
+        return "\n".join(f"{_listing.label(item)} {item.name}" for item in items)
 
     async def list_directory(path: str) -> str:
         return await guarded(f"listing directory {path}", lambda: listing(path))
 
     async def list_directory_with_sizes(path: str, sortBy: str = "name") -> str:
         return await guarded(
-            f"listing directory {path}", lambda: fs_listing.sized(ws, ws.resolve(path), sortBy)
+            f"listing directory {path}", lambda: _listing.sized(ws, ws.resolve(path), sortBy)
         )
 
     async def directory_tree(path: str) -> str:
         return await guarded(
             f"building directory tree for {path}",
-            lambda: json.dumps(fs_listing.tree(ws, ws.resolve(path)), indent=2),
+            lambda: json.dumps(_listing.tree(ws, ws.resolve(path)), indent=2),
         )
 
     async def search_files(
         path: str, pattern: str, excludePatterns: list[str] | None = None
     ) -> str:
         def run() -> str:
-            found = fs_listing.search(ws, ws.resolve(path), pattern, excludePatterns or [])
+            found = _listing.search(ws, ws.resolve(path), pattern, excludePatterns or [])
             return "\n".join(found) if found else "No matches found"
 
         return await guarded(f"searching {path}", run)
 
     async def get_file_info(path: str) -> str:
-        return await guarded(f"getting file info for {path}", lambda: fs_listing.info(ws, path))
+        return await guarded(f"getting file info for {path}", lambda: _listing.info(ws, path))
 
     async def list_allowed_directories() -> str:
         return f"Allowed directories:\n{ws.root}"

@@ -1,7 +1,7 @@
 """The child process in which ``gth_grep``'s fallback matches lines, so that it can be stopped.
 
 Python's ``re`` backtracks: ``(a+)+$`` against thirty ``a`` and a ``b`` runs for hours, and a
-thread running it cannot be stopped. So the tool (``grep_fallback``) walks the tree itself and
+thread running it cannot be stopped. So the tool (``_fallback``) walks the tree itself and
 hands the file list to this process, which reads the job as JSON on stdin and answers with one
 JSON array per line on stdout:
 
@@ -11,7 +11,7 @@ JSON array per line on stdout:
 - ``["end"]`` when it is done.
 
 A match stuck on one line sends nothing, so the tool stops the process when the output falls
-silent. Only the standard library and ``grep_scan`` are imported (see ``grep_fallback`` for how
+silent. Only the standard library and ``_scan`` are imported (see ``_fallback`` for how
 the process starts without loading the tools).
 """
 
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gth_jupyter.tools.grep_scan import search
+from gth_jupyter.tools.grep._scan import search
 
 __all__ = ["BEAT_S", "main"]
 

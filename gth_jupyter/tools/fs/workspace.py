@@ -4,7 +4,7 @@ Every path a tool receives is resolved here. It must stay inside the working dir
 written and after following symlinks (a link inside the tree pointing outside it is refused), and
 it must not be hidden by ``.aiignore``. A path that does not exist yet (a file to write) is checked
 through its nearest existing parent, which ``os.path.realpath`` resolves. The tools then open the
-*resolved* path without following any symlink (:meth:`Workspace.open`, :mod:`fs_open`), so a
+*resolved* path without following any symlink (:meth:`Workspace.open`, :mod:`nofollow`), so a
 directory swapped for a link between the check and the open is refused, not followed.
 
 Two more questions the tools ask it: whether a directory *contains* a hidden path (then it may not
@@ -23,9 +23,9 @@ from typing import BinaryIO
 
 from langchain_core.tools import ToolException
 
-from gth_jupyter.tools import fs_open
-from gth_jupyter.tools.aiignore import AiIgnore
-from gth_jupyter.tools.fs_open import PathDenied
+from gth_jupyter.tools.fs import nofollow
+from gth_jupyter.tools.fs.aiignore import AiIgnore
+from gth_jupyter.tools.fs.nofollow import PathDenied
 
 __all__ = ["PathDenied", "Workspace", "case_insensitive"]
 
@@ -96,8 +96,8 @@ class Workspace:
 
     def open(self, path: Path, mode: str = "rb", *, create_dirs: bool = False) -> BinaryIO:
         """``path`` (from :meth:`resolve`) opened without following a symlink that appeared
-        since the check (see :mod:`~gth_jupyter.tools.fs_open`)."""
-        return fs_open.open_file(self.root, path, mode, create_dirs=create_dirs)
+        since the check (see :mod:`~gth_jupyter.tools.fs.nofollow`)."""
+        return nofollow.open_file(self.root, path, mode, create_dirs=create_dirs)
 
     def hides_within(self, directory: Path) -> bool:
         """True if ``.aiignore`` hides anything at or below ``directory`` (links not followed).

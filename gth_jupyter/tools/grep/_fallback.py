@@ -2,7 +2,7 @@
 
 ripgrep's regex engine runs in linear time; Python's ``re`` backtracks, and a pattern such as
 ``(a+)+$`` can run for hours on one short line. A thread cannot be stopped, so the matching runs
-in ``grep_worker``, and the worker is killed when it falls silent for :data:`MATCH_TIMEOUT_S`
+in ``_worker``, and the worker is killed when it falls silent for :data:`MATCH_TIMEOUT_S`
 seconds (it reports at least every quarter second while it makes progress, so only a match stuck
 on one line goes silent), or when the whole search passes :data:`SEARCH_TIMEOUT_S`, ripgrep's
 own limit. The error names the timeout and the file.
@@ -10,7 +10,8 @@ own limit. The error names the timeout and the file.
 The worker starts in a fresh interpreter (``-I``: no ``PYTHONPATH``, user site or working
 directory on its path) with the allow-listed environment. Importing ``gth_jupyter.tools`` loads
 every tool, which takes seconds; the worker needs only three standard-library modules of it, so
-the two packages are stood in for by empty ones pointing at their folders.
+the packages on the way (``gth_jupyter``, ``tools``, ``tools/fs``, ``tools/grep``) are stood in
+for by empty ones pointing at their folders.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from langchain_core.tools import ToolException
 
-from gth_jupyter.tools.grep_scan import Match
+from gth_jupyter.tools.grep._scan import Match
 from gth_jupyter.tools.process import child_env
 
 __all__ = ["MATCH_TIMEOUT_S", "SEARCH_TIMEOUT_S", "search_in_worker"]
@@ -37,14 +38,21 @@ MATCH_TIMEOUT_S = 5.0
 SEARCH_TIMEOUT_S = 120.0
 #: The worker's first answer may wait for its interpreter to start on a busy machine.
 _START_TIMEOUT_S = 30.0
-_TOOLS = Path(__file__).resolve().parent
+_TOOLS = Path(__file__).resolve().parent.parent
+#: The packages on the way to the worker's modules, each stood in for by an empty one.
+_STAND_INS = [
+    ("gth_jupyter", str(_TOOLS.parent)),
+    ("gth_jupyter.tools", str(_TOOLS)),
+    ("gth_jupyter.tools.fs", str(_TOOLS / "fs")),
+    ("gth_jupyter.tools.grep", str(_TOOLS / "grep")),
+]
 _BOOT = f"""
 import sys, types
-for name, folder in {[("gth_jupyter", str(_TOOLS.parent)), ("gth_jupyter.tools", str(_TOOLS))]!r}:
+for name, folder in {_STAND_INS!r}:
     package = types.ModuleType(name)
     package.__path__ = [folder]
     sys.modules[name] = package
-from gth_jupyter.tools.grep_worker import main
+from gth_jupyter.tools.grep._worker import main
 main()
 """
 

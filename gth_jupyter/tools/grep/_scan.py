@@ -14,7 +14,7 @@ It reproduces what ``rg --no-require-git`` searches, so both engines give the sa
 
 ``.aiignore`` is applied before a file is opened, and files are searched in path order so a capped
 scan returns the same first matches as a sorted, capped ripgrep result. Only the standard library,
-``pathspec`` and two standard-library-only modules of the tools are imported: ``grep_worker``
+``pathspec`` and two standard-library-only modules of the tools are imported: ``_worker``
 (the process that runs the matching under a deadline) imports this module without the tools.
 """
 
@@ -29,12 +29,11 @@ from typing import BinaryIO
 
 import pathspec
 
-from gth_jupyter.tools import fs_open
-from gth_jupyter.tools.aiignore import glob_to_regex
+from gth_jupyter.tools.fs import nofollow
+from gth_jupyter.tools.fs.aiignore import NOISE_DIRS, glob_to_regex
 
-__all__ = ["NOISE_DIRS", "Match", "candidates", "include_matcher", "scan", "search"]
+__all__ = ["Match", "candidates", "include_matcher", "scan", "search"]
 
-NOISE_DIRS = frozenset({".git", "node_modules", "dist", ".idea"})
 #: Characters of a line the scanner matches against (Gaunt Sloth's fallback reads 4096).
 MAX_SCAN_LINE = 4096
 _LINE_BUDGET = 4 * MAX_SCAN_LINE + 8
@@ -165,7 +164,7 @@ def _search_file(
     root without following links: one swapped in since the walk is skipped, not followed."""
     found: list[Match] = []
     try:
-        with fs_open.open_file(root, root / rel) as f:
+        with nofollow.open_file(root, root / rel) as f:
             for number, data in enumerate(_lines(f), start=1):
                 tick()
                 if len(found) < room:
@@ -216,7 +215,7 @@ def search(
         starting(rel)
         try:
             found = _search_file(root, rel, regex, limit - count, tick)
-        except (OSError, fs_open.PathDenied):
+        except (OSError, nofollow.PathDenied):
             continue
         yield from found
         count += len(found)
@@ -235,6 +234,6 @@ def scan(
     hidden: Callable[[str], bool],
 ) -> list[Match]:
     """:func:`candidates` then :func:`search`, in this process and without a deadline (the tool
-    runs the search part in ``grep_worker``, which can be stopped)."""
+    runs the search part in ``_worker``, which can be stopped)."""
     files = candidates(root, target, file_set=file_set, include=include, hidden=hidden)
     return list(search(root, files, regex, limit))

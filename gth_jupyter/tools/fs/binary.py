@@ -31,7 +31,7 @@ from pydantic import BaseModel, Field
 
 from gth_jupyter.config.schema import BinaryFormatConfig
 from gth_jupyter.tools._base import make_tool
-from gth_jupyter.tools.workspace import PathDenied, Workspace
+from gth_jupyter.tools.fs.workspace import PathDenied, Workspace
 
 __all__ = [
     "DEFAULT_MAX_SIZE",

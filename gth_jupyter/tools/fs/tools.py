@@ -4,7 +4,7 @@
 ``"read"``, ``"all"`` and single tool names (``["read", "write_file"]``). An unknown name is logged
 and skipped.
 
-``gth_read_binary`` (``tools/binary.py``) is one of the read tools when ``binaryFormats`` lists at
+``gth_read_binary`` (``binary.py``) is one of the read tools when ``binaryFormats`` lists at
 least one format, as in Gaunt Sloth; without it the name enables nothing.
 """
 
@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from langchain_core.tools import BaseTool
 
 from gth_jupyter.config.schema import BinaryFormatConfig, FilesystemSetting
-from gth_jupyter.tools.binary import READ_BINARY, make_read_binary_tool
-from gth_jupyter.tools.fs_read import READ_TOOLS, make_read_tools
-from gth_jupyter.tools.fs_write import WRITE_TOOLS, make_write_tools
-from gth_jupyter.tools.workspace import Workspace
+from gth_jupyter.tools.fs._read import READ_TOOLS, make_read_tools
+from gth_jupyter.tools.fs._write import WRITE_TOOLS, make_write_tools
+from gth_jupyter.tools.fs.binary import READ_BINARY, make_read_binary_tool
+from gth_jupyter.tools.fs.workspace import Workspace
 
 __all__ = ["FILESYSTEM_TOOLS", "filesystem_tool_names", "make_filesystem_tools"]
 

@@ -8,12 +8,12 @@ whitespace-tolerant line match; returns a unified diff), ``create_directory {pat
 
 Paths go through the :class:`Workspace` (inside the working directory, symlinks resolved, not
 hidden by ``.aiignore``), and each change is made on the *resolved* path reached from the working
-directory without following a link (``fs_open``): one swapped in after the check is refused, and
+directory without following a link (``nofollow``): one swapped in after the check is refused, and
 a last component that is a link is never written through (``edit_file`` renames a new file over
 it, ``move_file`` and ``delete_file`` act on the entry itself). ``edit_file`` refuses files over
-4 MB without reading them (``fs_edit``).
+4 MB without reading them (``_edit``).
 
-Additions to Gaunt Sloth: these tools refuse to change what :mod:`~gth_jupyter.tools.protected`
+Additions to Gaunt Sloth: these tools refuse to change what :mod:`~gth_jupyter.tools.fs.protected`
 protects at any depth (``.aiignore``, the ``.gsloth`` configuration, what Python, IPython and
 Jupyter run by themselves), so an agent can neither widen its own permissions for next time nor
 plant code that runs unasked; they refuse to move or delete a directory holding a hidden or
@@ -32,12 +32,12 @@ from pathlib import Path
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
-from gth_jupyter.tools import fs_open
 from gth_jupyter.tools._base import FileToolSpec, make_file_tools
-from gth_jupyter.tools.fs_edit import EDIT_MAX_BYTES, Edit, apply_edits
+from gth_jupyter.tools.fs import nofollow
+from gth_jupyter.tools.fs._edit import EDIT_MAX_BYTES, Edit, apply_edits
+from gth_jupyter.tools.fs.protected import protected_reason
+from gth_jupyter.tools.fs.workspace import PathDenied, Workspace, guarded
 from gth_jupyter.tools.kinds import CODE_WHEN_KEY
-from gth_jupyter.tools.protected import protected_reason
-from gth_jupyter.tools.workspace import PathDenied, Workspace, guarded
 
 __all__ = ["WRITE_TOOLS", "make_write_tools"]
 
@@ -135,7 +135,7 @@ def _delete_dir(ws: Workspace, requested: str, recursive: bool) -> str:
     _whole(ws, path, requested, "deleted")
     if not path.is_dir():
         raise ValueError(f"Not a directory: {requested}. Use delete_file for files.")
-    with fs_open.directory_of(ws.root, path) as (fd, name):
+    with nofollow.directory_of(ws.root, path) as (fd, name):
         if recursive:
             if sys.version_info >= (3, 11):
                 shutil.rmtree(name, dir_fd=fd)  # entered from fd: no link followed on the way
@@ -167,8 +167,8 @@ def make_write_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
         if dst.exists():
             raise ValueError(f"Destination already exists: {destination}")
         # Both ends reached without following a link; rename moves an entry, never a target.
-        with fs_open.directory_of(ws.root, src) as (a, src_name):
-            with fs_open.directory_of(ws.root, dst) as (b, dst_name):
+        with nofollow.directory_of(ws.root, src) as (a, src_name):
+            with nofollow.directory_of(ws.root, dst) as (b, dst_name):
                 os.rename(src_name, dst_name, src_dir_fd=a, dst_dir_fd=b)
         return f"Successfully moved {source} to {destination}"
 
@@ -178,12 +178,12 @@ def make_write_tools(ws: Workspace, names: set[str]) -> list[BaseTool]:
             raise ValueError(
                 f"Cannot delete directory: {path}. Use delete_directory for directories."
             )
-        with fs_open.directory_of(ws.root, target) as (fd, name):
+        with nofollow.directory_of(ws.root, target) as (fd, name):
             os.unlink(name, dir_fd=fd)
         return f"Successfully deleted file: {path}"
 
     def mkdir(path: str) -> str:
-        fs_open.make_dirs(ws.root, _writable(ws, path))
+        nofollow.make_dirs(ws.root, _writable(ws, path))
         return f"Successfully created directory {path}"
 
     async def write_file(path: str, content: str) -> str:

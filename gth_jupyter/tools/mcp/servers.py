@@ -9,7 +9,7 @@ that fails to start or to list its tools is skipped and reported by :meth:`McpSe
 others work.
 
 A server with ``authProvider: "OAuth"`` (HTTP or SSE) signs in with the SDK's OAuth client
-(:mod:`gth_jupyter.tools.mcp_oauth`): tokens and the client registration live in a 0600 file per
+(:mod:`gth_jupyter.tools.mcp.oauth`): tokens and the client registration live in a 0600 file per
 server and user (:attr:`McpServers.owner`; the registry keeps one ``McpServers`` of the OAuth
 servers per user, so a user's run never holds another's session). When it needs the person to
 authorize, the start does not wait: the server is reported as ``needs_authorization`` with its
@@ -51,7 +51,7 @@ from gth_jupyter.tools.kinds import HINTS_KEY, KIND_KEY, MCP_KEY
 from gth_jupyter.tools.process import child_env
 
 if TYPE_CHECKING:
-    from .mcp_oauth import Delivery, OAuthCallbacks
+    from .oauth import Delivery, OAuthCallbacks
 
 __all__ = [
     "DEFAULT_HINTS",
@@ -215,7 +215,7 @@ class McpServers:
         oauth_callbacks: OAuthCallbacks | None = None,
         oauth_legacy: bool = False,
     ) -> None:
-        from .mcp_oauth import OAuthCallbacks
+        from .oauth import OAuthCallbacks
 
         self.servers = dict(servers)
         self.cwd = cwd
@@ -244,7 +244,7 @@ class McpServers:
 
     def deliver_oauth(self, state: str, code: str, owner: str | None = None) -> Delivery:
         """The callback route's code for the authorization ``state``, from user ``owner``
-        (see :meth:`~gth_jupyter.tools.mcp_oauth.OAuthCallbacks.deliver`)."""
+        (see :meth:`~gth_jupyter.tools.mcp.oauth.OAuthCallbacks.deliver`)."""
         return self.oauth_callbacks.deliver(state, code, owner)
 
     @property
@@ -335,7 +335,7 @@ class McpServers:
     def _oauth(self, key: str, config: McpServerConfig, asked: asyncio.Future[str]) -> Any:
         """The ``httpx.Auth`` that signs server ``key`` in; ``asked`` resolves with the
         authorization URL when the person has to authorize."""
-        from .mcp_oauth import (
+        from .oauth import (
             FileTokenStorage,
             oauth_dir,
             oauth_provider,

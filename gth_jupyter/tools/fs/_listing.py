@@ -8,7 +8,7 @@ is shown as a bare link: ``[LINK] name``, ``"type": "link"``, no size, no type o
 target. Otherwise a listing would tell the agent what it may not look at (a directory outside, the
 size of a hidden file).
 
-A listed directory is opened from the working directory without following links (``fs_open``),
+A listed directory is opened from the working directory without following links (``nofollow``),
 so one swapped for a link to the outside after its check is refused rather than listed.
 """
 
@@ -22,10 +22,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
-from gth_jupyter.tools import fs_open
-from gth_jupyter.tools.aiignore import glob_to_regex
-from gth_jupyter.tools.grep_scan import NOISE_DIRS
-from gth_jupyter.tools.workspace import Workspace
+from gth_jupyter.tools.fs import nofollow
+from gth_jupyter.tools.fs.aiignore import NOISE_DIRS, glob_to_regex
+from gth_jupyter.tools.fs.workspace import Workspace
 
 __all__ = ["Item", "info", "kind", "label", "search", "size", "sized", "tree", "visible"]
 
@@ -56,7 +55,7 @@ def visible(ws: Workspace, directory: Path) -> list[Item]:
     """The entries of ``directory`` that ``.aiignore`` does not hide, by name. The directory is
     read through a descriptor reached without following links, so one swapped for a link after
     the check is refused, not listed."""
-    fd = fs_open.open_directory(ws.root, directory)
+    fd = nofollow.open_directory(ws.root, directory)
     try:
         with os.scandir(fd) as entries:
             items = [_item(ws, directory, e) for e in entries if not ws.hides(directory / e.name)]
@@ -121,7 +120,7 @@ def info(ws: Workspace, requested: str) -> str:
     entry = ws.lexical(requested)
     if entry is not None and ws.link_hides_target(entry):
         return LINK_INFO
-    st = fs_open.stat_entry(ws.root, ws.resolve(requested))
+    st = nofollow.stat_entry(ws.root, ws.resolve(requested))
 
     def when(ts: float) -> str:
         return datetime.fromtimestamp(ts, timezone.utc).isoformat()

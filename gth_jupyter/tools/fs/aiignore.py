@@ -21,9 +21,13 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["AIIGNORE_FILE", "AiIgnore", "glob_to_regex"]
+__all__ = ["AIIGNORE_FILE", "NOISE_DIRS", "AiIgnore", "glob_to_regex"]
 
 AIIGNORE_FILE = ".aiignore"
+#: Noise directories, ``.aiignore`` or not: ``directory_tree`` marks them ignored and does not
+#: descend, ``gth_grep`` (either engine) skips them. Here, beside what the tools may not see, so
+#: that the grep worker (standard library only) reads them too.
+NOISE_DIRS = frozenset({".git", "node_modules", "dist", ".idea"})
 
 
 def glob_to_regex(glob: str) -> str:

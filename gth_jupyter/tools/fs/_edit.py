@@ -7,7 +7,7 @@ an error saying so, and the read stops one byte past the limit (a file that grew
 too). Nothing larger than the limit is ever read.
 
 The file is opened without following a symlink swapped in after its check, and the new text goes
-to a temporary file beside it that is then renamed over it (``fs_open.replace_file``): the rename
+to a temporary file beside it that is then renamed over it (``nofollow.replace_file``): the rename
 never writes through a link, and a failed write leaves the file as it was. The file keeps its
 permission bits.
 """
@@ -21,8 +21,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from gth_jupyter.tools import fs_open
-from gth_jupyter.tools.workspace import Workspace
+from gth_jupyter.tools.fs import nofollow
+from gth_jupyter.tools.fs.workspace import Workspace
 
 __all__ = ["EDIT_MAX_BYTES", "Edit", "apply_edits"]
 
@@ -115,5 +115,5 @@ def apply_edits(ws: Workspace, path: Path, edits: list[Edit], dry_run: bool, sho
     while fence in diff:
         fence += "`"
     if not dry_run:
-        fs_open.replace_file(ws.root, path, content.encode("utf-8"), mode)
+        nofollow.replace_file(ws.root, path, content.encode("utf-8"), mode)
     return "\n".join(notes) + f"\n\n{fence}diff\n{diff}{fence}\n\n"
