@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "gth_jupyter"
-#: Every package of gth_jupyter (each file of one is checked by the tests below).
+#: Every package of gth_jupyter (each file of one, at any depth, is checked by the tests below).
 PACKAGES = [
     "agent",
     "agui",
@@ -22,26 +22,69 @@ PACKAGES = [
     "notebook",
     "runs",
     "server",
+    "store",
     "tools",
 ]
 
 
-def imports_of(folder: str) -> dict[str, set[str]]:
-    """Absolute module names each file of ``folder`` imports (relative imports resolved)."""
-    found: dict[str, set[str]] = {}
-    for path in sorted((PACKAGE / folder).glob("*.py")):
-        parts = ["gth_jupyter", folder]
-        names: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import):
-                names |= {alias.name for alias in node.names}
-            elif isinstance(node, ast.ImportFrom):
-                base = parts[: len(parts) - node.level + 1] if node.level else []
-                module = ".".join([*base, node.module] if node.module else base)
-                names.add(module)
-                names |= {f"{module}.{alias.name}" for alias in node.names}
-        found[path.name] = names
+def module_name(path: Path) -> str:
+    """The dotted name of the module at ``path`` (a package's ``__init__.py``: the package)."""
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_type_checking(node: ast.stmt) -> bool:
+    test = node.test if isinstance(node, ast.If) else None
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _import_nodes(tree: ast.Module, *, runtime_only: bool) -> list[ast.Import | ast.ImportFrom]:
+    """Every import of ``tree``; with ``runtime_only``, only those the module runs as it loads
+    (at module level, outside ``if TYPE_CHECKING:``)."""
+    if not runtime_only:
+        return [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    found: list[ast.Import | ast.ImportFrom] = []
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append(node)
+        elif isinstance(node, (ast.If, ast.Try, ast.With)) and not _is_type_checking(node):
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                for child in getattr(node, field, []):
+                    pending.extend(child.body if isinstance(child, ast.ExceptHandler) else [child])
     return found
+
+
+def imports_in(path: Path, *, runtime_only: bool = False) -> set[str]:
+    """Absolute module names the module at ``path`` imports (relative imports resolved; for
+    ``from m import n`` both ``m`` and ``m.n``). Any import counts, also one made inside a
+    function or for type checking only, unless ``runtime_only``."""
+    package = list(path.relative_to(PACKAGE.parent).parent.parts)
+    names: set[str] = set()
+    tree = ast.parse(path.read_text())
+    for node in _import_nodes(tree, runtime_only=runtime_only):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        else:
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, node.module] if node.module else base)
+            names.add(module)
+            names |= {f"{module}.{alias.name}" for alias in node.names}
+    return names
+
+
+def imports_of(folder: str) -> dict[str, set[str]]:
+    """What each module of ``folder`` imports, at any depth, keyed by its path in the folder."""
+    root = PACKAGE / folder
+    return {str(p.relative_to(root)): imports_in(p) for p in sorted(root.rglob("*.py"))}
+
+
+def test_every_package_is_listed() -> None:
+    found = {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
+    assert found == set(PACKAGES)
 
 
 def test_the_notebook_never_imports_the_server() -> None:
@@ -95,26 +138,94 @@ def test_a_package_imports_only_the_floors_below_it(folder: str) -> None:
     assert not upward, sorted(upward)
 
 
-def _file_graph() -> dict[str, set[str]]:
-    """Which module imports which, over every module of the package but the faces (any import,
-    also one made inside a function or for type checking only)."""
-    modules = {
-        ".".join(("gth_jupyter", *p.relative_to(PACKAGE).with_suffix("").parts))
-        for p in PACKAGE.rglob("*.py")
-        if p.name != "__init__.py"
-    }
-    graph: dict[str, set[str]] = {}
-    for folder in sorted({m.split(".")[1] for m in modules if m.count(".") == 2}):
-        for name, imported in imports_of(folder).items():
-            if name == "__init__.py":
+#: The floors inside a package, for its sub-packages. The notebook side: the pure static copy at
+#: the bottom; the in-kernel host renders it; headless runs stand on the host; the entry (the
+#: magics and the widget) on top, starting either. A sub-package on a floor imports only
+#: sub-packages on lower floors (its parent's own modules are not floors).
+SUB_FLOORS = {
+    "notebook": {"copy": 0, "host": 1, "headless": 2, "entry": 3},
+    "tools": {"fs": 0, "mcp": 0, "grep": 1},
+}
+
+
+@pytest.mark.parametrize("folder", sorted(SUB_FLOORS))
+def test_a_sub_package_imports_only_the_floors_below_it(folder: str) -> None:
+    floors = SUB_FLOORS[folder]
+    present = {p.parent.name for p in (PACKAGE / folder).glob("*/__init__.py")}
+    assert present == set(floors), f"every sub-package of {folder}/ has a floor"
+    upward: set[tuple[str, str]] = set()
+    for name, modules in imports_of(folder).items():
+        here = name.split("/")[0]
+        if here not in floors:
+            continue  # a module of the package itself
+        for module in modules:
+            parts = module.split(".")
+            if parts[:2] != ["gth_jupyter", folder] or len(parts) < 3 or parts[2] == here:
                 continue
-            here = f"gth_jupyter.{folder}.{name[:-3]}"
-            graph[here] = {m for m in imported if m in modules and m != here}
+            if parts[2] in floors and floors[parts[2]] >= floors[here]:
+                upward.add((name, ".".join(parts[:3])))
+    assert not upward, sorted(upward)
+
+
+#: What the static copy may import: it is pure (no IPython, no kernel state, no agent).
+COPY_MAY_IMPORT = (
+    "gth_jupyter.contract",
+    "gth_jupyter.kernel.execute",  # strip_ansi, a pure function
+    "gth_jupyter.notebook.copy",
+)
+NOT_IN_THE_COPY = ("IPython", "ipykernel", "ipywidgets", "anywidget", "langchain", "langgraph")
+
+
+def test_the_static_copy_imports_nothing_of_the_kernel_side_nor_the_agent() -> None:
+    for name, modules in imports_of("notebook/copy").items():
+        ours = {m for m in modules if m.split(".")[0] == "gth_jupyter"}
+        assert all(m.startswith(COPY_MAY_IMPORT) for m in ours), (name, sorted(ours))
+        assert not {m for m in modules if m.split(".")[0] in NOT_IN_THE_COPY}, name
+
+
+def test_the_static_copy_loads_no_ipython_kernel_or_agent() -> None:
+    code = (
+        "import sys, pkgutil, importlib, gth_jupyter.notebook.copy as c; "
+        "[importlib.import_module(f'{c.__name__}.{m.name}') "
+        "for m in pkgutil.iter_modules(c.__path__)]; "
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {set(NOT_IN_THE_COPY)!r}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def _modules() -> dict[str, Path]:
+    """Every module of the package, faces included, by dotted name."""
+    return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _ancestors(name: str) -> list[str]:
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def _file_graph() -> dict[str, set[str]]:
+    """Which module imports which, over every module of the package at any depth. A module's
+    imports are any it makes (also inside a function or for type checking only); a face's
+    (``__init__.py``) those it runs as it loads, since a lazy face names the rest for type
+    checkers. Importing a module runs the faces of its packages first: those of the packages
+    the importer is not in count as imported too."""
+    modules = _modules()
+    graph: dict[str, set[str]] = {}
+    for here, path in modules.items():
+        imported = imports_in(path, runtime_only=path.name == "__init__.py")
+        own = set(_ancestors(here)) | ({here} if path.name == "__init__.py" else set())
+        edges: set[str] = set()
+        for module in imported:
+            if module not in modules:
+                continue
+            edges |= {m for m in [*_ancestors(module), module] if m in modules and m not in own}
+        edges.discard(here)
+        graph[here] = edges
     return graph
 
 
-def test_no_two_modules_import_each_other_in_a_circle() -> None:
-    graph = _file_graph()
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
     seen: dict[str, int] = {}  # 1: on the current path, 2: done
     circles: list[list[str]] = []
 
@@ -130,7 +241,57 @@ def test_no_two_modules_import_each_other_in_a_circle() -> None:
     for start in sorted(graph):
         if start not in seen:
             visit(start, [start])
-    assert not circles, circles
+    return circles
+
+
+def test_the_file_graph_sees_every_module_at_any_depth() -> None:
+    graph = _file_graph()
+    assert "gth_jupyter.notebook.host.session" in graph
+    assert "gth_jupyter.notebook.copy.render" in graph["gth_jupyter.notebook.headless.run"]
+    assert "gth_jupyter.tools.fs" in graph["gth_jupyter.tools.kinds"]  # a face imported first
+    assert set(graph) == set(_modules())
+
+
+def test_no_two_modules_import_each_other_in_a_circle() -> None:
+    assert not _circles(_file_graph())
+
+
+def test_no_two_packages_import_each_other_in_a_circle() -> None:
+    """Packages at any depth, where neither holds the other (a package and its sub-packages
+    share helpers both ways; their modules must still form no circle)."""
+    modules = _modules()
+    package_of = {
+        m: (m if p.name == "__init__.py" else m.rsplit(".", 1)[0]) for m, p in modules.items()
+    }
+
+    def related(a: str, b: str) -> bool:
+        return a == b or a.startswith(f"{b}.") or b.startswith(f"{a}.")
+
+    graph: dict[str, set[str]] = {}
+    for here, imported in _file_graph().items():
+        mine = package_of[here]
+        graph.setdefault(mine, set()).update(
+            package_of[m] for m in imported if not related(mine, package_of[m])
+        )
+    assert not _circles(graph)
+
+
+def test_a_private_module_is_imported_only_inside_its_package() -> None:
+    """``_name`` modules (langgraph's convention) are their package's own: anything outside
+    reaches them through the package's face or its public modules."""
+    modules = _modules()
+    leaks: set[tuple[str, str]] = set()
+    for here, path in modules.items():
+        for module in imports_in(path):
+            parts = module.split(".")
+            for i in range(1, len(parts)):
+                name = ".".join(parts[: i + 1])
+                if parts[i].startswith("_") and not parts[i].startswith("__") and name in modules:
+                    owner = ".".join(parts[:i])
+                    if here != owner and not here.startswith(f"{owner}."):
+                        leaks.add((here, name))
+                    break
+    assert not leaks, sorted(leaks)
 
 
 def test_the_contract_imports_nothing_of_the_package_but_itself() -> None:
@@ -142,12 +303,18 @@ def test_the_contract_imports_nothing_of_the_package_but_itself() -> None:
 def test_the_approvals_read_a_tools_kind_from_the_public_module_of_tools() -> None:
     for folder in ("agent", "middleware"):
         for name, modules in imports_of(folder).items():
-            assert not any(m.startswith("gth_jupyter.tools._") for m in modules), (folder, name)
+            private = [
+                m
+                for m in modules
+                if m.startswith("gth_jupyter.tools.")
+                and any(p.startswith("_") for p in m.split(".")[2:])
+            ]
+            assert not private, (folder, name, private)
 
 
 @pytest.mark.parametrize("folder", PACKAGES)
 def test_nothing_reads_langgraphs_private_state(folder: str) -> None:
-    for path in (PACKAGE / folder).glob("*.py"):
+    for path in (PACKAGE / folder).rglob("*.py"):
         assert "_internal" not in path.read_text(), path.name
 
 
@@ -162,7 +329,10 @@ def test_the_contract_is_free_of_langgraph() -> None:
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("folder", PACKAGES)
+FACES = sorted(str(p.parent.relative_to(PACKAGE)) for p in PACKAGE.rglob("*/__init__.py"))
+
+
+@pytest.mark.parametrize("folder", FACES)
 def test_every_package_has_a_documented_face(folder: str) -> None:
     tree = ast.parse((PACKAGE / folder / "__init__.py").read_text())
     assert ast.get_docstring(tree), folder
