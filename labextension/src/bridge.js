@@ -45,6 +45,14 @@ export function installBridge(tracker, executor) {
       const current = matches.find((p) => p === tracker.currentWidget);
       return new NotebookHandle(byKernel ?? current ?? matches[0], cellId, executor);
     },
+    /** The notebook the person is working in (the active one), its active cell as the asking
+     * one; null when no notebook is active. */
+    current() {
+      const panel = tracker.currentWidget;
+      if (!panel || panel.isDisposed || !panel.model) return null;
+      const cellId = panel.content.activeCell?.model.id ?? panel.model.cells.get(0)?.id ?? "";
+      return new NotebookHandle(panel, cellId, executor);
+    },
   };
   /** @type {any} */ (globalThis)[GLOBAL_NAME] = bridge;
   return bridge;
@@ -110,6 +118,11 @@ export class NotebookHandle {
     const index = cellIndex(panel, cellId);
     if (index < 0) throw new Error(`No cell with id ${JSON.stringify(cellId)} in ${this.path}.`);
     return [index, /** @type {any} */ (panel.model).cells.get(index)];
+  }
+
+  /** Saves the notebook as the person's Ctrl+S does; resolves once the file is written. */
+  async save() {
+    await this._open().context.save();
   }
 
   /**

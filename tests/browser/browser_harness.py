@@ -450,30 +450,31 @@ class NotebookPage:
         self.mark("ran all")
 
     def save(self, timeout_s: float = 30) -> None:
-        """Ctrl+S, then wait until the file on disk holds the chat's widget output (a reload
-        restores the widget only from the saved notebook)."""
+        """Save as the page does, then read the file once the save has finished, until it holds
+        the chat's widget output (a reload restores the widget only from the saved notebook).
+
+        Never read the file while a save is in flight: jupyter_server writes it atomically, and a
+        read in the middle went through its recovery of the temporary file and lost the notebook
+        (every later save and read was 404)."""
         assert self.rel_path, "open() a notebook first"
-        self.cells.first.locator(".jp-InputPrompt").click()
-        self.page.keyboard.press("Control+s")
         deadline = time.monotonic() + timeout_s
-        again = time.monotonic() + 5
         while True:
-            if time.monotonic() > again:
-                # A key press can land while the page is busy and be lost: press it again.
-                self.cells.first.locator(".jp-InputPrompt").click()
-                self.page.keyboard.press("Control+s")
-                again = time.monotonic() + 5
-            try:
-                model = self.server.api("GET", f"api/contents/{self.rel_path}?content=1")
-            except urllib.error.HTTPError:
-                # Read while Jupyter is still writing it: "Unreadable Notebook" (a 400 or 500).
-                model = {"content": {"cells": []}}
+            # The notebook extension's bridge: the active notebook's own save, awaited.
+            self.page.evaluate(
+                "async () => { const nb = globalThis.__gth_jupyter_notebook__?.current();"
+                " if (!nb) throw new Error('no notebook is active'); await nb.save(); }"
+            )
+            model = self.server.api("GET", f"api/contents/{self.rel_path}?content=1")
             outputs = [o for c in model["content"]["cells"] for o in c.get("outputs", [])]
             if any(WIDGET_VIEW in o.get("data", {}) for o in outputs):
                 break
             if time.monotonic() > deadline:
                 raise AssertionError(f"{self.rel_path} was not saved with the widget output")
-            time.sleep(0.2)
+            # The output is not in the notebook's model yet: wait for it there, not on disk.
+            self.page.wait_for_function(
+                "() => document.querySelector('.jp-OutputArea-output .gth-root')",
+                timeout=max(1000, int((deadline - time.monotonic()) * 1000)),
+            )
         self.mark("saved")
 
     def widget(self, index: int = -1) -> Locator:

@@ -40,7 +40,8 @@ NAME = "Ada Lovelace"
 SLOW_WORDS = [f"w{i}" for i in range(1, 201)]
 AFTER_STOP = "Still here after the stop."
 RELOAD_ANSWERS = ["First answer, before the reload.", "Second answer, also before it."]
-COMM_ANSWER = "Hello over the comm, from the kernel's own agent."
+#: What a notebook folder's own configuration would answer (the kernel's agent ignores it).
+COMM_ANSWER = "Hello over the comm, from the notebook folder's configuration."
 
 # A2UI v0.8: a TextField bound to /name and a Button (its label a Text child) whose action
 # sends the name back.
@@ -292,11 +293,18 @@ def test_reload_rehydrates_the_transcript(jupyter: JupyterServer, notebook: Note
 
 def comm_chat(jupyter: JupyterServer, notebook: NotebookPage, *, block_bundle: bool) -> Any:
     """Block the extension's routes (and optionally its static bundle) in the page, then run
-    ``%gth hello`` in a notebook whose folder gives the kernel its own script."""
+    ``%gth hello`` in a notebook whose folder holds a configuration of its own, which the
+    kernel's agent must not use: a kernel the server started runs the server's configuration
+    (``config/handover.py``), so the answer is the first of the server's script, from the
+    kernel's own copy of the scripted model."""
     folder = f"comm-{'kernel' if block_bundle else 'static'}-{jupyter.app}"
     records = jupyter.home / f"{folder}-calls.jsonl"
-    # The kernel reads the configuration from the notebook's folder: its own script.
     write_config(jupyter.root / folder, [COMM_ANSWER], records)
+    jupyter.ensure_started("hello")
+    server_config = json.loads((jupyter.root / ".gsloth.config.json").read_text())
+    if server_config["llm"]["responses"][0] != HELLO:  # restarted from a later block
+        jupyter.restart("hello")
+    calls_before = len(read_records(jupyter.record_path))
     blocked: list[str] = []
 
     def block(route: Route) -> None:
@@ -309,14 +317,15 @@ def comm_chat(jupyter: JupyterServer, notebook: NotebookPage, *, block_bundle: b
     open_chat(notebook, "comm", ["%load_ext gth_jupyter", "%gth hello"], folder=folder)
     root = notebook.ready_widget()
     expect(root).to_have_attribute("data-transport", "comm")
-    expect(assistant(root)).to_have_text(COMM_ANSWER, timeout=STEP_MS)
+    expect(assistant(root)).to_have_text(HELLO_TEXT, timeout=STEP_MS)
     expect(root).to_have_attribute("data-state", "idle")
     notebook.shot("answered")
 
     assert any("/gth/health" in url for url in blocked)
     if block_bundle:
         assert any("/static/gth_jupyter/widget.js" in url for url in blocked)
-    [call] = read_records(records)
+    assert not records.exists()  # the folder's own configuration never ran
+    [call] = read_records(jupyter.record_path)[calls_before:]
     assert human_messages(call)[-1]["content"] == "hello"
     assert not root.locator(".gth-error").count()
     return root
@@ -334,7 +343,7 @@ def test_comm_transport_when_the_server_routes_are_unreachable(
     root = notebook.ready_widget()
     expect(root).to_have_attribute("data-transport", "comm")
     expect(assistant(root)).to_have_count(1, timeout=STEP_MS)
-    assert transcript(root) == before == [("user", "hello"), ("assistant", COMM_ANSWER)]
+    assert transcript(root) == before == [("user", "hello"), ("assistant", HELLO_TEXT)]
     notebook.shot("after-reload")
 
 

@@ -34,7 +34,10 @@ def run_in_kernel(client: Any, code: str) -> tuple[dict[str, Any], str]:
     msg_id = client.execute(code)
     messages = iopub_of(client, msg_id, timeout=60)
     printed = "".join(m["content"]["text"] for m in messages if m["msg_type"] == "stream")
-    return client.get_shell_msg(timeout=60)["content"], printed
+    # This request's reply, not one left on the channel by an earlier request.
+    while (reply := client.get_shell_msg(timeout=60))["parent_header"].get("msg_id") != msg_id:
+        pass
+    return reply["content"], printed
 
 
 def iopub_of(client: Any, msg_id: str, timeout: float = 120) -> list[dict[str, Any]]:
