@@ -138,7 +138,7 @@ export class TranscriptView {
     this.composer.setRunning(running);
   }
 
-  /** Handle one controller event. @param {import("./chat.js").ChatEvent} e */
+  /** Handle one controller event. @param {import("./chat/controller.js").ChatEvent} e */
   handle(e) {
     this.live.handle(e);
     this.log.handle(e); // its sequence diagram reads every event, its list the AG-UI ones

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { applyPatch } from "../src/a2ui/patch.js";
 import { ActivityStore } from "../src/a2ui/activity.js";
-import { ChatController } from "../src/chat.js";
+import { ChatController } from "../src/chat/controller.js";
 import { createRegistry } from "../src/tools/registry.js";
 import { TranscriptView } from "../src/transcript.js";
 import { EventLog } from "../src/view/eventlog.js";

@@ -1,8 +1,8 @@
-// mount (src/app.js): the wiring of one view. Each part has its own tests (turns, history,
+// mount (src/app/mount.js): the wiring of one view. Each part has its own tests (turns, history,
 // mcp, traits in this file); these follow a view from its mount to its cleanup.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mount } from "../src/app.js";
+import { mount } from "../src/app/mount.js";
 import { announce } from "../src/order.js";
 import { makeDom } from "../test-support/dom.mjs";
 import { fakeModel } from "../test-support/model.mjs";

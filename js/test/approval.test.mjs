@@ -2,8 +2,8 @@
 // frames, the transcript view on linkedom, clicks as a person (isTrusted) or as a script.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ChatController } from "../src/chat.js";
-import { mount } from "../src/app.js";
+import { ChatController } from "../src/chat/controller.js";
+import { mount } from "../src/app/mount.js";
 import { createRegistry } from "../src/tools/registry.js";
 import { TranscriptView } from "../src/transcript.js";
 import { makeDom, click } from "../test-support/dom.mjs";
@@ -36,7 +36,7 @@ const until = async (cond, what = "condition") => {
   throw new Error(`timed out waiting for ${what}`);
 };
 
-/** A view wired to a controller, as app.js wires them. */
+/** A view wired to a controller, as app/mount.js wires them. */
 function setup(scripts) {
   const { window, document } = makeDom();
   const el = document.createElement("div");

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ChatController } from "../src/chat.js";
+import { ChatController } from "../src/chat/controller.js";
 import { createRegistry } from "../src/tools/registry.js";
 import { scriptedFetch, started, finished, text, toolCall } from "../test-support/sse.mjs";
 

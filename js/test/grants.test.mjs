@@ -2,7 +2,7 @@
 // Revoke button, and the backend calls behind them.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ChatController } from "../src/chat.js";
+import { ChatController } from "../src/chat/controller.js";
 import { createBackend } from "../src/transport.js";
 import { createRegistry } from "../src/tools/registry.js";
 import { TranscriptView } from "../src/transcript.js";

@@ -2,7 +2,7 @@
 // whose events are gone, are followed end to end in reattach.test.mjs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mount } from "../src/app.js";
+import { mount } from "../src/app/mount.js";
 import { runToFollow } from "../src/app/history.js";
 import { makeDom } from "../test-support/dom.mjs";
 import { fakeModel } from "../test-support/model.mjs";

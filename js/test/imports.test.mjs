@@ -38,3 +38,27 @@ test("src/ has no import cycles", () => {
   for (const file of graph.keys()) if (!state.has(file)) visit(file, [file]);
   assert.deepEqual(cycles, []);
 });
+
+// The folders stand in floors, lowest first: a2ui/ (surfaces) and tools/ (the browser tools, no
+// DOM of the view's), view/ (the transcript's parts), chat/ (the controller, no DOM), app/ (the
+// wiring of one view, which only widget.js imports). A folder imports nothing of one above it.
+const ABOVE = {
+  a2ui: ["tools", "view", "chat", "app"],
+  tools: ["view", "chat", "app"],
+  view: ["chat", "app"],
+  chat: ["view", "app"],
+};
+
+test("src/ folders import nothing of a folder above them", () => {
+  const folderOf = (/** @type {string} */ file) => path.relative(SRC, file).split(path.sep).slice(0, -1)[0] ?? "";
+  const upward = [];
+  for (const file of modules(SRC)) {
+    const from = folderOf(file);
+    for (const next of importsOf(file)) {
+      const to = folderOf(next);
+      const top = to === "app" && from !== "app" && path.relative(SRC, file) !== "widget.js";
+      if ((ABOVE[from] ?? []).includes(to) || top) upward.push(`${path.relative(SRC, file)} → ${path.relative(SRC, next)}`);
+    }
+  }
+  assert.deepEqual(upward, []);
+});

@@ -2,8 +2,8 @@
 // the data-agent tools (list_variables, describe_variable, run_python) reach this notebook's kernel.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ChatController } from "../src/chat.js";
-import { mount } from "../src/app.js";
+import { ChatController } from "../src/chat/controller.js";
+import { mount } from "../src/app/mount.js";
 import { createRegistry } from "../src/tools/registry.js";
 import { makeDom } from "../test-support/dom.mjs";
 import { fakeModel } from "../test-support/model.mjs";

@@ -2,7 +2,7 @@
 // panel and the gth_status_update line.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ChatController } from "../src/chat.js";
+import { ChatController } from "../src/chat/controller.js";
 import { createRegistry } from "../src/tools/registry.js";
 import { TranscriptView } from "../src/transcript.js";
 import { itemsFromArgs, itemsFromResult } from "../src/view/checklist.js";

@@ -2,7 +2,7 @@
 // also when learnt after the first run; a server waiting for OAuth gets a sign-in button.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mount } from "../src/app.js";
+import { mount } from "../src/app/mount.js";
 import { signInUrl } from "../src/app/mcp.js";
 import { makeDom } from "../test-support/dom.mjs";
 import { fakeModel } from "../test-support/model.mjs";

@@ -267,7 +267,7 @@ test("the transcript applies imageHosts from the agent's info to what it already
 });
 
 test("mount: the hosts in the agent's info (GET gth/info) reach the view's policy", async () => {
-  const { mount } = await import("../src/app.js");
+  const { mount } = await import("../src/app/mount.js");
   const { el } = host();
   const model = fakeModel({ thread_id: "t1", agent: "default", transport: "http", base_url: "/base/", model_label: "", client_tools: [] });
   const fetch = async (url) => {

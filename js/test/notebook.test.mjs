@@ -3,7 +3,7 @@
 // insert_cell and edit_cell's results, and a whole insert_cell round trip through a mounted view.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mount } from "../src/app.js";
+import { mount } from "../src/app/mount.js";
 import { linkNotebook, notebookLink, NOTEBOOK_TOOLS } from "../src/tools/notebook.js";
 import { capText, lineDiff, MAX_OUTPUT_TEXT, runResult, stripAnsi, summarizeNotebook } from "../src/tools/notebook_summary.js";
 import { createRegistry } from "../src/tools/registry.js";

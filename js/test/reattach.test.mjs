@@ -6,10 +6,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { ChatController } from "../src/chat.js";
+import { ChatController } from "../src/chat/controller.js";
 import { FrameTracker, ReplayFilter, resumableFetch, runIdOf } from "../src/reattach.js";
 import { createRegistry } from "../src/tools/registry.js";
-import { mount } from "../src/app.js";
+import { mount } from "../src/app/mount.js";
 import { makeDom } from "../test-support/dom.mjs";
 import { fakeModel } from "../test-support/model.mjs";
 

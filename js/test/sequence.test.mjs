@@ -8,7 +8,7 @@ import { makeDom, click } from "../test-support/dom.mjs";
 
 const agui = (event) => ({ type: "agui", event });
 
-/** The chat events of one client-tool cycle, as chat.js emits them. */
+/** The chat events of one client-tool cycle, as chat/controller.js emits them. */
 function clientToolCycle({ deltas = 5, withRequests = true } = {}) {
   const req = withRequests ? [{ type: "request" }] : [];
   return [

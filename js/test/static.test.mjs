@@ -4,7 +4,7 @@
 // thread already has.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mount } from "../src/app.js";
+import { mount } from "../src/app/mount.js";
 import { Turns } from "../src/app/turns.js";
 import { MAX_VIEW_CHARS, wireStaticCopy } from "../src/app/static.js";
 import { makeDom } from "../test-support/dom.mjs";

@@ -4,7 +4,7 @@
 // never an error.
 
 import { randomUUID } from "@ag-ui/client";
-import { ChatController } from "../chat.js";
+import { ChatController } from "../chat/controller.js";
 import { waitOutBusy } from "../order.js";
 import { linkNotebook } from "../tools/notebook.js";
 import { createRegistry } from "../tools/registry.js";

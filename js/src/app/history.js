@@ -7,7 +7,7 @@
 import { onNews, pause } from "../order.js";
 
 /**
- * @typedef {import("../chat.js").ChatController} ChatController
+ * @typedef {import("../chat/controller.js").ChatController} ChatController
  * @typedef {import("../transcript.js").TranscriptView} TranscriptView
  * @typedef {ReturnType<typeof import("../transport.js").createBackend>} Backend
  * @typedef {ReturnType<typeof import("../interrupts.js").threadOf>} Thread

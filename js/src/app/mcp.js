@@ -5,7 +5,7 @@
 // first run, so while one is still connecting the info is asked again after each run.
 
 /**
- * @typedef {import("../chat.js").ChatController} ChatController
+ * @typedef {import("../chat/controller.js").ChatController} ChatController
  * @typedef {import("../transcript.js").TranscriptView} TranscriptView
  * @typedef {{ info: (signal?: AbortSignal) => Promise<any> }} InfoSource
  */

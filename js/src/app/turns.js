@@ -9,7 +9,7 @@ import { announce, claim, giveUp, waitForTurn } from "../order.js";
 
 /**
  * @typedef {import("../comm.js").AnyModel} AnyModel
- * @typedef {import("../chat.js").ChatController} ChatController
+ * @typedef {import("../chat/controller.js").ChatController} ChatController
  * @typedef {import("../transcript.js").TranscriptView} TranscriptView
  * @typedef {{ threadId: string, turnsOf: (turnId: string) => Promise<any[] | null>, sent: boolean,
  *   reload?: () => void }} Ready

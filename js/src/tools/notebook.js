@@ -10,7 +10,6 @@
 // writes and runs per the approval mode) is decided on the server, by tool name; the page only
 // fulfils the calls the server let through.
 
-import { h } from "../view/dom.js";
 import { lineDiff, runResult, summarizeNotebook } from "./notebook_summary.js";
 
 export const BRIDGE_KEY = "__gth_jupyter_notebook__";
@@ -98,7 +97,10 @@ export function linkNotebook({ model, view, env = {} }) {
   if (!told.has(page)) {
     told.add(page);
     // Under the header, not in the transcript (a history load redraws that).
-    const note = h(view.doc, "p", { cls: "gth-note gth-note-info gth-notebook-off", text: why });
+    // Built by hand: tools/ stand below view/ and import nothing of it.
+    const note = view.doc.createElement("p");
+    note.className = "gth-note gth-note-info gth-notebook-off";
+    note.textContent = why;
     view.root.querySelector(".gth-body")?.before(note);
   }
   return link;

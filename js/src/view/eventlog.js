@@ -70,7 +70,7 @@ export class EventLog {
     this.exportButton.hidden = this.mode !== "diagram";
   }
 
-  /** One chat event (chat.js `ChatEvent`): the diagram reads them all, the list AG-UI events. */
+  /** One chat event (chat/controller.js `ChatEvent`): the diagram reads them all, the list AG-UI events. */
   handle(/** @type {any} */ e) {
     this.diagram.handle(e);
     if (e?.type === "agui" && !e.event?.gthDerived) {

@@ -48,7 +48,7 @@ export class LiveParts {
     this.accepted = null;
   }
 
-  /** @param {import("../chat.js").ChatEvent} e */
+  /** @param {import("../chat/controller.js").ChatEvent} e */
   handle(e) {
     switch (e.type) {
       case "agui":

@@ -46,7 +46,7 @@ export class SequenceModel {
   }
 
   /**
-   * One chat event (see chat.js `ChatEvent`).
+   * One chat event (see chat/controller.js `ChatEvent`).
    * @param {any} e
    */
   handle(e) {

@@ -7,18 +7,18 @@
 // again, up to `maxRounds` times. Stop aborts the request and latches, so nothing is resumed.
 
 import { HttpAgent, randomUUID } from "@ag-ui/client";
-import { ActivityStore } from "./a2ui/activity.js";
-import { ChatEvents } from "./chat/events.js";
-import { failureEvent, forwardedProps, isAbort, refusalCode } from "./chat/run.js";
-import { callsToAnswer, runTools, streamedArgs, suspendedArgs, turnMessageId } from "./chat/tools.js";
-import { blocksThread, isInterrupt } from "./interrupts.js";
-import { ReplayFilter } from "./reattach.js";
-import { StreamedText } from "./streamtext.js";
+import { ActivityStore } from "../a2ui/activity.js";
+import { ChatEvents } from "./events.js";
+import { failureEvent, forwardedProps, isAbort, refusalCode } from "./run.js";
+import { callsToAnswer, runTools, streamedArgs, suspendedArgs, turnMessageId } from "./tools.js";
+import { blocksThread, isInterrupt } from "../interrupts.js";
+import { ReplayFilter } from "../reattach.js";
+import { StreamedText } from "../streamtext.js";
 
 /**
- * @typedef {import("./tools/registry.js").ToolRegistry} ToolRegistry
- * @typedef {import("./tools/registry.js").ToolUi} ToolUi
- * @typedef {import("./chat/events.js").ChatEvent} ChatEvent
+ * @typedef {import("../tools/registry.js").ToolRegistry} ToolRegistry
+ * @typedef {import("../tools/registry.js").ToolUi} ToolUi
+ * @typedef {import("./events.js").ChatEvent} ChatEvent
  * @typedef {{ outcome?: string, pendingToolCallIds: string[], interrupts: any[] }} Finished
  */
 
@@ -329,7 +329,7 @@ export class ChatController extends ChatEvents {
    * with, else the server's copy of the thread, read only for calls approved here with edits or
    * re-attached to), else as streamed. An edited call whose arguments cannot be read is answered
    * with an error, unrun: it never runs with the arguments the person changed.
-   * @param {import("./chat/tools.js").ToolCall[]} calls @param {any[]} interrupts @param {boolean} reattached
+   * @param {import("./tools.js").ToolCall[]} calls @param {any[]} interrupts @param {boolean} reattached
    */
   async #argsOf(calls, interrupts, reattached) {
     const given = suspendedArgs(interrupts);
@@ -338,7 +338,7 @@ export class ChatController extends ChatEvents {
       const onServer = await this.suspended().catch(() => null);
       for (const [id, args] of suspendedArgs(onServer)) if (!given.has(id)) given.set(id, args);
     }
-    return (/** @type {import("./chat/tools.js").ToolCall} */ call) => {
+    return (/** @type {import("./tools.js").ToolCall} */ call) => {
       const args = given.get(call.id);
       if (args !== undefined) return args;
       if (this.editedCalls.has(call.id)) {
@@ -350,8 +350,8 @@ export class ChatController extends ChatEvents {
 
   /** Run the handlers of `calls`; Stop aborts the one running and answers none after it. */
   async #runTools(
-    /** @type {import("./chat/tools.js").ToolCall[]} */ calls,
-    /** @type {(call: import("./chat/tools.js").ToolCall) => any} */ argsOf,
+    /** @type {import("./tools.js").ToolCall[]} */ calls,
+    /** @type {(call: import("./tools.js").ToolCall) => any} */ argsOf,
   ) {
     const abort = new AbortController();
     this.toolAbort = abort;

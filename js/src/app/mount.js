@@ -1,5 +1,5 @@
 // Wiring for one widget view: the view and the parts that feed it, each a concern of its own
-// in src/app/ — the model's traits (traits.js), the transport and the chat (connect.js), turn
+// in src/app/ beside it — the model's traits (traits.js), the transport and the chat (connect.js), turn
 // order and sending (turns.js), history, rehydration and the run to follow (history.js), MCP
 // notices and sign-in (mcp.js), the cell's static copy (static.js), and a view kept when the
 // notebook draws its widget again (hosting.js). Separate from widget.js so tests can mount it
@@ -8,22 +8,22 @@
 // Every part stops itself when `gone` aborts (the view is removed): `gone.signal` ends requests
 // nobody will read, and names this view in the page's news (src/order.js).
 
-import { connect } from "./app/connect.js";
-import { followNews, followRun, loadHistory } from "./app/history.js";
-import { PARK_MS, host, rebindable, takeOver } from "./app/hosting.js";
-import { wireMcpNotices } from "./app/mcp.js";
-import { wireStaticCopy } from "./app/static.js";
-import { followTraits, showAgentInfo } from "./app/traits.js";
-import { Turns } from "./app/turns.js";
-import { TranscriptView } from "./transcript.js";
-import { wireGrants } from "./view/grants.js";
+import { connect } from "./connect.js";
+import { followNews, followRun, loadHistory } from "./history.js";
+import { PARK_MS, host, rebindable, takeOver } from "./hosting.js";
+import { wireMcpNotices } from "./mcp.js";
+import { wireStaticCopy } from "./static.js";
+import { followTraits, showAgentInfo } from "./traits.js";
+import { Turns } from "./turns.js";
+import { TranscriptView } from "../transcript.js";
+import { wireGrants } from "../view/grants.js";
 
 /**
- * @typedef {import("./app/connect.js").MountEnv} MountEnv
+ * @typedef {import("./connect.js").MountEnv} MountEnv
  */
 
 /**
- * @param {{ model: import("./comm.js").AnyModel, el: HTMLElement, css?: string, env?: MountEnv, parkMs?: number }} opts
+ * @param {{ model: import("../comm.js").AnyModel, el: HTMLElement, css?: string, env?: MountEnv, parkMs?: number }} opts
  *   `parkMs`: how long the view, once let go, waits to be taken over by a new view of its widget
  *   (src/app/hosting.js; 0: it ends at once).
  * @returns {() => void} cleanup
@@ -68,7 +68,7 @@ export function mount({ model: own, el, css, env = {}, parkMs = PARK_MS }) {
 /**
  * Connect, rebuild the transcript from the history, then let the queued prompt go (after
  * re-attaching to a run in flight, which it then waits for).
- * @param {{ model: import("./comm.js").AnyModel, view: TranscriptView, doc: Document, env: MountEnv,
+ * @param {{ model: import("../comm.js").AnyModel, view: TranscriptView, doc: Document, env: MountEnv,
  *   turns: Turns, staticCopy: ReturnType<typeof wireStaticCopy>, signal: AbortSignal }} opts
  */
 async function start({ model, view, doc, env, turns, staticCopy, signal }) {
