@@ -1,8 +1,8 @@
 """The run service: every run a host process streams, however its client reaches it.
 
 One :class:`RunService` per host process (the Jupyter extension, the standalone server, the
-kernel's comm transport) owns the runs' journals, the kernels a run's tools may work in, and the
-runs streaming here. A transport hands it a prepared run and its ``write`` / ``flush``:
+kernel's comm transport) owns the runs' journals and the runs streaming here. A transport hands
+it a prepared run and its ``write`` / ``flush``:
 
 - :meth:`RunService.stream` pumps the run into the transport and into its journal (numbered
   frames: their SSE ``id:``); a run that asked to be detached goes on when its client leaves
@@ -12,7 +12,8 @@ runs streaming here. A transport hands it a prepared run and its ``write`` / ``f
 - :meth:`RunService.cancel` stops a run streaming here; one streaming in another server process
   (a shared Redis journal) is ``409 run_elsewhere``.
 
-Every refusal is a ``ProtocolError`` raised before any byte of the stream.
+Every refusal is a ``ProtocolError`` raised before any byte of the stream. Which kernel a run's
+kernel tools work in is the host's to decide (and refuse) before it plans the run.
 """
 
 from __future__ import annotations
@@ -22,24 +23,13 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..agui import PreparedRun
-from ..agui.errors import (
-    events_expired,
-    journal_unavailable,
-    kernel_forbidden,
-    kernel_not_found,
-    run_elsewhere,
-    run_not_found,
-)
-from ..contract.kernel import KernelAccess
+from ..agui.errors import events_expired, journal_unavailable, run_elsewhere, run_not_found
 from .journal import Journals, JournalTrimmedError, LocalJournals, RunInfo
 from .pump import SSEPump
 from .sse import KEEPALIVE_FRAME
-
-if TYPE_CHECKING:
-    from ..kernel import KernelPool
 
 __all__ = ["KEEPALIVE_SECONDS", "MAX_RUN_ID", "Relay", "RunService", "Running"]
 
@@ -64,36 +54,17 @@ class Running:
 
 
 class RunService:
-    """The runs of one host process (see the module docstring). ``journals`` keep their frames
-    (default: in this process); ``kernels`` are the notebook kernels a run may name (``None``:
-    a host without kernels)."""
+    """The runs of one host process (see the module docstring); ``journals`` keep their frames
+    (default: in this process)."""
 
-    def __init__(self, journals: Journals | None = None, kernels: KernelPool | None = None) -> None:
+    def __init__(self, journals: Journals | None = None) -> None:
         self.journals: Journals = journals if journals is not None else LocalJournals()
-        self.kernels = kernels
         #: The runs streaming here, by run key (``agui.owners.scoped_id``).
         self.running: dict[str, Running] = {}
 
     async def find(self, run_key: str, run_id: str) -> RunInfo | None:
         """The kept run ``run_key`` (``run_id`` as its client names it), or ``None``."""
         return await self.journals.find(run_key) if len(run_id) <= MAX_RUN_ID else None
-
-    async def kernel_for(
-        self, kernel_id: str | None, may_execute: Callable[[], Awaitable[bool]]
-    ) -> KernelAccess | None:
-        """The kernel a run's kernel tools work in: the one its widget names, if the requester
-        may execute code in kernels (``403 kernel_forbidden`` otherwise, asked first, so that a
-        refused user learns nothing of which kernels run) and this host runs it (``404
-        kernel_not_found`` otherwise); ``None`` when the request names none."""
-        if kernel_id is None:
-            return None
-        if not await may_execute():
-            raise kernel_forbidden(kernel_id)
-        pool = self.kernels
-        if pool is None or not pool.holds(kernel_id):
-            raise kernel_not_found(kernel_id)
-        access: KernelAccess = pool.access(kernel_id)
-        return access
 
     async def stream(
         self,
@@ -168,10 +139,7 @@ class RunService:
         return Relay(run_id, first, frames)
 
     async def close(self) -> None:
-        """Closes the journals (the shared ones flush what they still hold) and the kernels'
-        clients."""
-        if self.kernels is not None:
-            await self.kernels.close()
+        """Closes the journals (the shared ones flush what they still hold)."""
         await self.journals.close()
 
 

@@ -173,9 +173,10 @@ class GthJupyterApp(ExtensionApp):
         )
         self.host = GthHost(
             self.registry,
-            RunService(self.journals, self.kernels),
+            RunService(self.journals),
             limit,
             frozenset(self.admin_users),
+            self.kernels,
         )
         self.settings[HOST_KEY] = self.host
         info = self.registry.info()
@@ -202,7 +203,7 @@ class GthJupyterApp(ExtensionApp):
                 del os.environ[name]
         host: GthHost | None = getattr(self, "host", None)
         if host is not None:
-            await host.runs.close()  # the journals, and our clients of the kernels
+            await host.close()  # the journals, and our clients of the kernels
         registry: Any = getattr(self, "registry", None)
         if registry is not None:
             await registry.close()

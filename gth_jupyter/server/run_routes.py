@@ -54,7 +54,7 @@ class RunRoutes(BaseRoutes):
                     raise run_exists(given.run_id)
                 await self.follow_run(run_key, given.run_id)
                 return
-            kernel = await runs.kernel_for(request.kernel_id, self.may_execute_in_kernels)
+            kernel = await self.host.kernel_for(request.kernel_id, self.may_execute_in_kernels)
             prepared = await plan_run(
                 runtime,
                 request,

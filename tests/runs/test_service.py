@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from typing import Any
 
 import pytest
 
@@ -131,27 +130,6 @@ async def test_a_quiet_run_gets_keep_alives_while_it_is_followed(
     journal.end()
     await relay
     assert service.KEEPALIVE_FRAME in sink.data
-
-
-async def test_a_kernel_is_asked_for_only_when_named_and_allowed() -> None:
-    runs = RunService()
-    allowed_calls: list[Any] = []
-
-    async def allowed() -> bool:
-        allowed_calls.append(True)
-        return True
-
-    async def refused() -> bool:
-        return False
-
-    assert await runs.kernel_for(None, refused) is None
-    with pytest.raises(ProtocolError) as forbidden:
-        await runs.kernel_for("k1", refused)
-    assert (forbidden.value.status, forbidden.value.code) == (403, "kernel_forbidden")
-    with pytest.raises(ProtocolError) as missing:
-        await runs.kernel_for("k1", allowed)  # this host runs no kernels
-    assert (missing.value.status, missing.value.code) == (404, "kernel_not_found")
-    assert allowed_calls == [True]
 
 
 async def test_a_cancelled_pump_still_hands_the_transport_every_frame_it_journaled(

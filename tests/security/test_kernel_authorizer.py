@@ -115,7 +115,7 @@ async def test_a_user_without_kernels_cannot_reach_anothers_kernel_through_the_a
     kernel = json.loads(
         (await as_user(jp_fetch, "alice", "api", "kernels", method="POST", body="{}")).body
     )["id"]
-    in_kernel = jp_serverapp.web_app.settings[HOST_KEY].runs.kernels.access(kernel)
+    in_kernel = jp_serverapp.web_app.settings[HOST_KEY].kernels.access(kernel)
     try:
         first = await as_user(
             jp_fetch, "alice", *run, method="POST", body=body("ta", "ra1", kernel)
