@@ -8,11 +8,11 @@ export default [
   js.configs.recommended,
   {
     files: ["src/**/*.js"],
-    languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: globals.browser },
+    languageOptions: { ecmaVersion: 2025, sourceType: "module", globals: globals.browser },
   },
   {
     files: ["test/**/*.mjs", "test-support/**/*.mjs", "*.mjs"],
-    languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: { ...globals.node, ...globals.browser } },
+    languageOptions: { ecmaVersion: 2025, sourceType: "module", globals: { ...globals.node, ...globals.browser } },
   },
   {
     rules: {

@@ -77,8 +77,10 @@ def test_wheel_holds_the_built_extension(wheel: zipfile.ZipFile) -> None:
     assert schema["properties"]["askGthOnErrors"]["default"] is True
     install = json.loads(wheel.read(files["install.json"]))
     assert install["packageName"] == "gth-jupyter"
-    # The widget bundle is still there beside it.
+    # The widget bundle is still there beside it, and the specs the Python side reads.
     assert "gth_jupyter/static/widget.js" in wheel.namelist()
+    specs = {n for n in wheel.namelist() if n.startswith("gth_jupyter/contract/spec/")}
+    assert {f"gth_jupyter/contract/spec/{n}.json" for n in ("media", "output")} <= specs
 
 
 def test_jupyterlab_lists_the_wheels_extension_enabled(

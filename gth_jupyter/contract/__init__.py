@@ -14,6 +14,8 @@ Each name has one home, and code imports it from there:
 - ``shared_state``, ``surfaces``: AG-UI shared state and A2UI surfaces as activity;
 - ``kernel``: :class:`~.kernel.KernelAccess`, the notebook kernel as the kernel tools see it;
 - ``messages``, ``names``: how a message is read, and the names and marks every layer shares.
+- ``spec``: the JSON specs Python and the widget's JavaScript both read (ANSI escapes and a
+  run's caps, inline image types, browser tools, approvals), so a constant has one home.
 
 This face imports nothing, so reading one name (the kernel's ``%gth`` reads ``DEFAULT_AGENT``)
 loads only its module.
@@ -29,5 +31,6 @@ __all__ = [
     "resume",
     "run",
     "shared_state",
+    "spec",
     "surfaces",
 ]

@@ -1,8 +1,10 @@
-"""Names every layer shares, in a module that imports nothing: the kernel's ``%gth`` needs them
-without loading the agent stack, and tools and middleware read the same marks the protocol layer
-writes."""
+"""Names every layer shares, in a module that imports nothing but the spec reader: the kernel's
+``%gth`` needs them without loading the agent stack, and tools and middleware read the same marks
+the protocol layer writes."""
 
 from __future__ import annotations
+
+from .spec import spec
 
 __all__ = [
     "DEFAULT_AGENT",
@@ -32,5 +34,6 @@ OWNER_KEY = "gth_owner"
 #: cell) that sent it. Everything after it, up to the next user message, belongs to that turn.
 TURN_KEY = "gth_turn"
 #: The browser tools that read and change the notebook: gated by approvals although the browser
-#: runs them, with the schema and kind ``tools/notebook_tools.py`` gives them by name.
-NOTEBOOK_TOOLS = ("read_notebook", "insert_cell", "edit_cell")
+#: runs them, with the schema and kind ``tools/notebook_tools.py`` gives them by name. The
+#: widget declares them by the same names (``contract/spec/browser_tools.json``).
+NOTEBOOK_TOOLS: tuple[str, ...] = tuple(spec("browser_tools")["notebook"])

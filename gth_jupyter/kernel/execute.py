@@ -7,7 +7,8 @@ off so a failure never aborts the user's queued cells. The answer separates what
 escapes stripped) from images (``image/png`` as base64, kept apart so the text never carries
 them). An image is kept once however many outputs carry the same bytes (with the inline backend
 a figure left as the last expression is both the result and a display). Text is capped keeping
-its head and tail. A timeout interrupts the kernel and says so.
+its head and tail. A timeout interrupts the kernel and says so. The escapes, the caps and the
+image types are ``contract/spec/output.json``'s, which insert_cell's run in the browser reads too.
 """
 
 from __future__ import annotations
@@ -16,11 +17,21 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from gth_jupyter.contract.spec import spec
 from gth_jupyter.kernel.client import Execution, KernelClient
 
-MAX_TEXT = 20_000
-MAX_IMAGES = 4
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*(\x07|\x1b\\)")
+# One spec with insert_cell's run in the browser (js/src/tools/notebook_summary.js).
+_OUTPUT = spec("output")
+MAX_TEXT: int = _OUTPUT["run"]["maxText"]
+MAX_IMAGES: int = _OUTPUT["run"]["maxImages"]
+#: A display's ``text/plain`` and an error's value are capped shorter than the run's text.
+DISPLAY_CHARS: int = _OUTPUT["run"]["displayChars"]
+#: The image types a run keeps for the model, the first one an output holds.
+IMAGE_TYPES: tuple[str, ...] = tuple(_OUTPUT["run"]["imageTypes"])
+# CSI codes, and OSC sequences (hyperlinks) ended by their first BEL or ST: a link's text stays.
+_ANSI = re.compile(_OUTPUT["ansi"])
+# How base64 may be wrapped: ASCII white space, as the browser reads it.
+_WRAP = re.compile(r"[\t\n\v\f\r ]+")
 Status = Literal["ok", "error", "timeout"]
 
 
@@ -86,18 +97,19 @@ def shape(execution: Execution, *, max_text: int = MAX_TEXT) -> RunResult:
             (stderr if content.get("name") == "stderr" else stdout).append(content["text"])
         elif kind in ("execute_result", "display_data"):
             data = content.get("data", {})
-            png = "".join(str(data.get("image/png") or "").split())
-            if png and png not in seen:  # a figure as the last value is also displayed: once
-                seen.add(png)
+            mime = next((t for t in IMAGE_TYPES if data.get(t)), None)
+            b64 = _WRAP.sub("", str(data[mime])) if mime else ""
+            if mime and b64 and b64 not in seen:  # a figure as the last value is also displayed
+                seen.add(b64)
                 if len(images) < MAX_IMAGES:
-                    images.append(Image("image/png", png))
+                    images.append(Image(mime, b64))
                 else:
                     dropped += 1
             text = data.get("text/plain")
             if kind == "execute_result":
                 result = cap(strip_ansi(str(text)), max_text) if text is not None else None
             elif text is not None:
-                displays.append(cap(strip_ansi(str(text)), 2000))
+                displays.append(cap(strip_ansi(str(text)), DISPLAY_CHARS))
         elif kind == "error":
             error = _error(content, max_text)
     reply = execution.reply
@@ -125,8 +137,8 @@ def shape(execution: Execution, *, max_text: int = MAX_TEXT) -> RunResult:
 def _error(content: dict[str, Any], max_text: int) -> dict[str, Any]:
     traceback = "\n".join(strip_ansi(str(line)) for line in content.get("traceback", []))
     return {
-        "ename": str(content.get("ename", "")),
-        "evalue": cap(strip_ansi(str(content.get("evalue", ""))), 2000),
+        "ename": strip_ansi(str(content.get("ename", ""))),
+        "evalue": cap(strip_ansi(str(content.get("evalue", ""))), DISPLAY_CHARS),
         "traceback": cap(traceback, max_text),
     }
 

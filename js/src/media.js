@@ -7,7 +7,7 @@
 //   user's name, and its query can carry anything the agent read (`?d=<secret>`). So an http(s)
 //   URL loads at once only from a host the configuration trusts (`a2ui.imageHosts`); from any
 //   other host a placeholder names the host, and one click loads it. An inline `data:` image of
-//   a raster type renders (it sends nothing). Anything else never renders: javascript:,
+//   a raster type in base64 renders (it sends nothing). Anything else never renders: javascript:,
 //   relative and protocol-relative URLs, `data:` documents, and SVG (a document format with
 //   script and external references, refused so that no later change of sink can run it).
 //
@@ -15,8 +15,27 @@
 // to DOM (`mediaNode` parses the same string). The owner of a rendered element calls
 // `activateMedia` from a click listener on it, and `upgradeMedia` when the trusted hosts change.
 
-/** Inline images that render: raster types only, base64 or not (`data:image/png;base64,…`). */
-const RASTER_DATA = /^data:image\/(png|jpeg|jpg|pjpeg|gif|webp|bmp|avif|x-icon|vnd\.microsoft\.icon)(;[-\w.+=]+)*,/i;
+import media from "../../gth_jupyter/contract/spec/media.json" with { type: "json" };
+
+/** The raster types an inline image may have: the static copy's too (contract/spec/media.json). */
+export const INLINE_IMAGE_TYPES = new Set(media.inlineImageTypes);
+/** An inline image's URL: its type (case-insensitive, as URLs are) and its base64 data. */
+const DATA_IMAGE = /^data:([^;,]+);base64,(.*)$/is;
+// The white space base64 may be wrapped with: ASCII only, as the static copy reads it.
+const WRAP = /[\t\n\v\f\r ]+/g;
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/**
+ * A data: URL for an image a tool or the kernel handed over as `{mimeType, data}`, or null: only
+ * the inline types (exactly as named) and strict base64, so no other URL (javascript:, https:,
+ * SVG with script) can ever become an image source. As the static copy's `inline_image_url`.
+ */
+export function inlineImageUrl(/** @type {unknown} */ mimeType, /** @type {unknown} */ data) {
+  if (typeof mimeType !== "string" || !INLINE_IMAGE_TYPES.has(mimeType) || typeof data !== "string") return null;
+  const clean = data.replace(WRAP, "");
+  return BASE64.test(clean) ? `data:${mimeType};base64,${clean}` : null;
+}
+
 const PLACEHOLDER = "gth-media-placeholder";
 const LABELS = { image: "Image", video: "Video", audio: "Audio" };
 const ICONS = { image: "🖼", video: "🎞", audio: "🔊" };
@@ -105,7 +124,12 @@ export class MediaPolicy {
   judge(url, kind = "image") {
     if (typeof url !== "string") return null;
     const u = url.trim();
-    if (kind === "image" && RASTER_DATA.test(u)) return { kind: "inline", url: u };
+    const data = kind === "image" ? DATA_IMAGE.exec(u) : null;
+    if (data) {
+      // Rendered as the static copy would: an inline type in strict base64, else nothing.
+      const inline = inlineImageUrl(data[1].toLowerCase(), data[2]);
+      return inline ? { kind: "inline", url: inline } : null;
+    }
     const href = safeLinkUrl(u);
     if (!href) return null;
     const host = hostOf(href);

@@ -4,7 +4,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { TranscriptView } from "../src/transcript.js";
-import { humanBytes, renderDescribe, renderKernelResult, renderRunPython, renderVariables, safeImageUrl } from "../src/view/kernelcards.js";
+import { inlineImageUrl } from "../src/media.js";
+import { humanBytes, renderDescribe, renderKernelResult, renderRunPython, renderVariables } from "../src/view/kernelcards.js";
 import { readFileSync } from "node:fs";
 import { makeDom } from "../test-support/dom.mjs";
 
@@ -189,8 +190,8 @@ test("run_python: an exception, stderr and a timeout, with ANSI colours and link
 });
 
 test("image policy: only base64 PNG / JPEG / GIF / WebP become an img src", () => {
-  assert.equal(safeImageUrl("image/png", PNG), `data:image/png;base64,${PNG}`);
-  assert.equal(safeImageUrl("image/jpeg", "QUJD\nREVG"), "data:image/jpeg;base64,QUJDREVG"); // line-wrapped base64
+  assert.equal(inlineImageUrl("image/png", PNG), `data:image/png;base64,${PNG}`);
+  assert.equal(inlineImageUrl("image/jpeg", "QUJD\nREVG"), "data:image/jpeg;base64,QUJDREVG"); // line-wrapped base64
   for (const [mime, data] of [
     ["image/png", "javascript:alert(1)"],
     ["image/png", "https://evil.example/x.png"],
@@ -202,7 +203,10 @@ test("image policy: only base64 PNG / JPEG / GIF / WebP become an img src", () =
     ["text/html", "PGI+aGk8L2I+"],
     ["image/png;charset=x", "QUJD"],
     ["IMAGE/PNG", "QUJD"],
-  ]) assert.equal(safeImageUrl(mime, data), null, `${mime} ${data}`);
+    ["image/bmp", "QUJD"],
+    ["image/avif", "QUJD"],
+    ["image/png", "QUJD\u00a0REVG"], // wrapped with other than ASCII white space
+  ]) assert.equal(inlineImageUrl(mime, data), null, `${mime} ${data}`);
 
   const { document } = makeDom();
   const r = renderRunPython(document, {

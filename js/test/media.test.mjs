@@ -37,8 +37,14 @@ function surface(components, media) {
 
 test("policy: what renders, what waits for a click, what never renders", () => {
   const p = new MediaPolicy();
-  for (const ok of [PNG, "data:image/jpeg;base64,/9j/", "DATA:IMAGE/WEBP;base64,UklG", "data:image/gif,GIF89a", "  data:image/avif;base64,AAAA"]) {
+  for (const ok of [PNG, "data:image/jpeg;base64,/9j/", "DATA:IMAGE/WEBP;base64,UklG", "  data:image/gif;base64,R0lG"]) {
     assert.equal(p.judge(ok)?.kind, "inline", ok);
+  }
+  assert.equal(p.judge("DATA:IMAGE/WEBP;base64,UklG").url, "data:image/webp;base64,UklG");
+  // Only what the static copy shows inline (contract/spec/media.json): its four types, in base64.
+  for (const refused of ["data:image/gif,GIF89a", "data:image/avif;base64,AAAA", "data:image/bmp;base64,Qk0=", "data:image/x-icon;base64,AAAB",
+    "data:image/jpg;base64,/9j/", "data:image/png;charset=x;base64,iVBO", "data:image/png;base64,<b>"]) {
+    assert.equal(p.judge(refused), null, refused);
   }
   assert.deepEqual(p.judge(SECRET), { kind: "remote", url: SECRET, host: "attacker.example", load: false });
   const never = [

@@ -142,6 +142,10 @@ test("images that load nothing remote, or come from a trusted host, stay as writ
   assert.equal(safeCellMarkdown("![a](https://EVIL.example/a.png)", { imageHosts: ["*"] }), "![a](https://EVIL.example/a.png)");
   // Not trusted: SVG data, a trusted name in the user part, a look-alike host, no hosts at all.
   assert.notEqual(safe("![s](data:image/svg+xml;base64,PHN2Zz4=)"), "![s](data:image/svg+xml;base64,PHN2Zz4=)");
+  // Inline data images only of the static copy's types, in base64 (contract/spec/media.json).
+  for (const md of ["![b](data:image/bmp;base64,Qk0=)", "![a](data:image/avif;base64,AAAA)", "![g](data:image/gif,GIF89a)"]) {
+    assert.notEqual(safe(md), md);
+  }
   assert.match(safe("![a](https://trusted.example@evil.example/a.png)"), /^\\\[image: a\\\]$/);
   assert.match(safe("![a](https://trusted.example.evil.example/a.png)"), /\(trusted\.example\.evil\.example\)/);
   assert.match(safeCellMarkdown("![cdn](https://trusted.example/chart.png)"), /^\[\\\[image: cdn \(trusted\.example\)\\\]\]/);

@@ -6,10 +6,11 @@
 // that host before the person looks. So what the bridge writes into a Markdown cell (and only
 // that: the person's own typing is never touched) is rewritten first, as little as it takes:
 //
-// - an image loads only as an inline raster `data:` image, a cell attachment, or from a host the
-//   configuration trusts (`a2ui.imageHosts`, the widget's media policy, js/src/media.js); any
-//   other becomes a link naming its host, `[\[image: alt (host)\]](url)`, as in the static copy
-//   (gth_jupyter/notebook/copy_markdown.py), or inside a link just that label;
+// - an image loads only as an inline raster `data:` image in base64 (the types of
+//   gth_jupyter/contract/spec/media.json), a cell attachment, or from a host the configuration
+//   trusts (`a2ui.imageHosts`, the widget's media policy, js/src/media.js); any other becomes
+//   a link naming its host, `[\[image: alt (host)\]](url)`, as in the static copy
+//   (gth_jupyter/notebook/copy/markdown.py), or inside a link just that label;
 // - a raw HTML tag outside a small list of inert ones (b, sub, details, span, table, …, with
 //   inert attributes only: no style, srcset, poster, background, event handler) is shown as
 //   text: its `<` is written `&lt;`;
@@ -24,6 +25,7 @@
 
 import MarkdownIt from "markdown-it";
 import { Marked } from "marked";
+import media from "../../gth_jupyter/contract/spec/media.json" with { type: "json" };
 import { removeMath, replaceMath } from "./jupyter_math.js";
 
 /** @typedef {import("marked").Token} Token */
@@ -34,8 +36,8 @@ import { removeMath, replaceMath } from "./jupyter_math.js";
 const marked = new Marked({ gfm: true, async: false });
 const markdownIt = new MarkdownIt({ html: true, linkify: true });
 
-/** Inline images that load nothing: raster types only (media.js). */
-const RASTER_DATA = /^data:image\/(png|jpeg|jpg|pjpeg|gif|webp|bmp|avif|x-icon|vnd\.microsoft\.icon)(;[-\w.+=]+)*,/i;
+/** Inline images that load nothing: the widget's and the static copy's raster types, in base64. */
+const RASTER_DATA = new RegExp(`^data:(${media.inlineImageTypes.map((t) => t.replace(/[.+/]/g, "\\$&")).join("|")});base64,`, "i");
 
 /** Tags that load and style nothing with the attributes below (marked's own output included). */
 const INERT_TAGS = new Set(

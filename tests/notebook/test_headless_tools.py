@@ -1,43 +1,32 @@
 """The tools a headless ``%gth`` turn declares are the ones a chat widget declares.
 
-``headless/_tools.BROWSER_TOOLS`` repeats the built-in browser tools' specs of ``js/src/tools/``
-(the widget's bundle is not Python's to read at run time): the model must see the same names,
-descriptions and schemas with or without a browser, so the two are compared here.
+Both read their specs from one file (``contract/spec/browser_tools.json``): the model must see
+the same names, descriptions and schemas with or without a browser, so what each side declares
+is compared here.
 """
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-from pathlib import Path
-
-import pytest
-
+from gth_jupyter.contract.names import NOTEBOOK_TOOLS
 from gth_jupyter.notebook.headless._tools import BROWSER_TOOLS, declared_tools
 from gth_jupyter.notebook.host import client_tools
+from tests.node import run_js
 
-JS = Path(__file__).resolve().parents[2] / "js"
-#: Prints the widget's built-in tools as it declares them (its handlers left out).
+#: Prints the widget's built-in tools as it declares them (its handlers left out), and the names
+#: of its notebook tools.
 PRINT_BUILTINS = """
 const { BUILTIN_TOOLS } = await import("./src/tools/registry.js");
+const { NOTEBOOK_TOOLS } = await import("./src/tools/notebook.js");
 const spec = ({ name, description, parameters }) => ({ name, description, parameters });
-process.stdout.write(JSON.stringify(BUILTIN_TOOLS.map(spec)));
+output({ builtins: BUILTIN_TOOLS.map(spec), notebook: NOTEBOOK_TOOLS });
 """
 
 
 def test_the_browser_tools_are_the_widgets_own_specs() -> None:
-    if shutil.which("node") is None:
-        pytest.skip("no node to read js/src/tools/ with")
-    out = subprocess.run(
-        ["node", "--input-type=module", "-e", PRINT_BUILTINS],
-        cwd=JS,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    assert json.loads(out.stdout) == list(BROWSER_TOOLS)
+    widget = run_js(PRINT_BUILTINS)
+    assert widget["builtins"] == list(BROWSER_TOOLS)
+    assert [t["name"] for t in BROWSER_TOOLS] == ["capture_image", "ask_user", "browser_context"]
+    assert tuple(widget["notebook"]) == NOTEBOOK_TOOLS
 
 
 def test_a_headless_turn_declares_the_builtins_and_this_kernels_client_tools() -> None:

@@ -12,9 +12,8 @@ from typing import Any
 
 from ._blocks import Block, Code, Line, Note, Table, as_list, cut
 
-__all__ = ["NOTEBOOK_TOOLS", "notebook_args", "notebook_result"]
+__all__ = ["notebook_args", "notebook_result"]
 
-NOTEBOOK_TOOLS = frozenset({"read_notebook", "insert_cell", "edit_cell"})
 LIST_CELLS = 60
 FIRST_LINE = 100
 SOURCE_CHARS = 20000

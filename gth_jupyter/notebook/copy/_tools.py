@@ -17,10 +17,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ...contract.names import PHOTO_PLACEHOLDER
+from ...contract.names import NOTEBOOK_TOOLS, PHOTO_PLACEHOLDER
 from ...kernel.execute import strip_ansi
 from ._blocks import Block, Card, Code, Image, Line, Note, Table, as_list, cell_text, cut
-from ._notebook import NOTEBOOK_TOOLS, notebook_args, notebook_result
+from ._notebook import notebook_args, notebook_result
 from .markdown import inline_image_url
 
 __all__ = ["PHOTO_NOTE", "ToolCall", "tool_card"]

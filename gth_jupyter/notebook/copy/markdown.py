@@ -35,6 +35,8 @@ import mistune
 from mistune.renderers.html import HTMLRenderer
 from mistune.renderers.markdown import MarkdownRenderer
 
+from ...contract.spec import spec
+
 __all__ = [
     "inline_image_url",
     "markdown_to_html",
@@ -44,9 +46,12 @@ __all__ = [
     "md_text",
 ]
 
-#: Image types a copy shows inline (the widget's ``safeImageUrl``): no SVG, which is a document.
-IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+#: Image types a copy shows inline, as the widget and the notebook extension do (one list for
+#: all three, ``contract/spec/media.json``): no SVG, which is a document.
+IMAGE_TYPES = frozenset(spec("media")["inlineImageTypes"])
 _BASE64 = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
+# The white space base64 may be wrapped with: ASCII only, as the widget reads it.
+_WRAP = re.compile(r"[\t\n\v\f\r ]+")
 _DATA_URL = re.compile(r"^data:(image/[a-z]+);base64,(.*)$", re.IGNORECASE | re.DOTALL)
 _TAGS = re.compile(r"<[^>]*>")
 # What could start HTML or a link is a character reference (an autolink cannot split it from a
@@ -67,18 +72,20 @@ def _escape(pattern: re.Pattern[str], text: str) -> str:
 
 
 def inline_image_url(mime: object, data: object) -> str | None:
-    """``data:<mime>;base64,<data>`` for a raster image in strict base64, else None."""
-    if not isinstance(mime, str) or mime.lower() not in IMAGE_TYPES or not isinstance(data, str):
+    """``data:<mime>;base64,<data>`` for a raster image (its type exactly as named) in strict
+    base64, else None: the widget's ``inlineImageUrl`` (``js/src/media.js``)."""
+    if not isinstance(mime, str) or mime not in IMAGE_TYPES or not isinstance(data, str):
         return None
-    clean = "".join(data.split())
-    if not clean or not _BASE64.match(clean):
+    clean = _WRAP.sub("", data)
+    if not _BASE64.fullmatch(clean):
         return None
-    return f"data:{mime.lower()};base64,{clean}"
+    return f"data:{mime};base64,{clean}"
 
 
 def _data_image(url: str) -> str | None:
+    # A URL's scheme and type are case-insensitive (the widget's media policy reads them so).
     found = _DATA_URL.match(url.strip())
-    return inline_image_url(found.group(1), found.group(2)) if found else None
+    return inline_image_url(found.group(1).lower(), found.group(2)) if found else None
 
 
 def _link_url(url: str) -> str | None:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gth_jupyter.contract.names import NOTEBOOK_TOOLS  # not tools/: %gth loads no agent stack
+from gth_jupyter.contract.spec import spec
 
 from ._host import Offering, kernel_host
 
@@ -19,7 +20,7 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 #: The widget's own browser tools. The notebook tools among them (``read_notebook``,
 #: ``insert_cell``, ``edit_cell``) are gated by approvals, with the schema and kind our code gives
 #: them (``tools/notebook_tools.py``), whatever a page declares.
-BUILT_IN = frozenset({"capture_image", "ask_user", "browser_context", *NOTEBOOK_TOOLS})
+BUILT_IN = frozenset({*spec("browser_tools")["builtin"], *NOTEBOOK_TOOLS})
 
 
 class ClientTool(dict[str, Any]):

@@ -1,20 +1,13 @@
 // ask_user: the model asks the person a question; the view shows it with buttons (for choices)
 // or a text box, and the answer string is the tool result.
 
+import tools from "../../../gth_jupyter/contract/spec/browser_tools.json" with { type: "json" };
+
 /** @type {import("./registry.js").ToolDef} */
 export const askUserTool = {
+  // Its spec is a headless turn's too (contract/spec/browser_tools.json).
   name: "ask_user",
-  description:
-    "Ask the user a question in the chat and wait for the answer. Give `choices` for a " +
-    "multiple-choice question (shown as buttons); leave it out for a free-text answer.",
-  parameters: {
-    type: "object",
-    properties: {
-      question: { type: "string", description: "The question to show." },
-      choices: { type: "array", items: { type: "string" }, description: "Optional answers to pick from." },
-    },
-    required: ["question"],
-  },
+  ...tools.builtin.ask_user,
   handler: async (args, ctx) => {
     const question = typeof args?.question === "string" ? args.question.trim() : "";
     if (!question) throw new Error("ask_user needs a non-empty 'question'.");

@@ -1,12 +1,12 @@
 // browser_context: facts about the user's browser the model cannot know from the kernel.
 
+import tools from "../../../gth_jupyter/contract/spec/browser_tools.json" with { type: "json" };
+
 /** @type {import("./registry.js").ToolDef} */
 export const browserContextTool = {
+  // Its spec is a headless turn's too (contract/spec/browser_tools.json).
   name: "browser_context",
-  description:
-    "Read the user's browser settings: locale, time zone, viewport size and light/dark colour scheme. " +
-    "Use it before formatting dates, numbers or layouts for this user.",
-  parameters: { type: "object", properties: {}, required: [] },
+  ...tools.builtin.browser_context,
   handler: async (_args, ctx) => JSON.stringify(readBrowserContext(ctx?.env)),
 };
 

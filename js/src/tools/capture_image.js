@@ -4,6 +4,8 @@
 // Errors are results, not exceptions, so the model can tell the user what went wrong.
 // The camera is released in every case: a light left on is the bug users remember.
 
+import tools from "../../../gth_jupyter/contract/spec/browser_tools.json" with { type: "json" };
+
 const LONG_EDGE = 640;
 const FRAME_TIMEOUT_MS = 10000;
 // The permission prompt waits for a person, so it gets longer than the frame itself.
@@ -12,11 +14,9 @@ export const FRAME_ERROR = "Failed to capture frame. Is the camera active?";
 
 /** @type {import("./registry.js").ToolDef} */
 export const captureImageTool = {
+  // Its spec is a headless turn's too (contract/spec/browser_tools.json).
   name: "capture_image",
-  description:
-    "Take a photo with the user's webcam and return it as a JPEG image. The browser asks the " +
-    "user for camera permission; the camera is switched off right after the photo.",
-  parameters: { type: "object", properties: {}, required: [] },
+  ...tools.builtin.capture_image,
   handler: async (_args, ctx) => captureImage(ctx, ctx?.env),
 };
 

@@ -10,13 +10,13 @@
 // writes and runs per the approval mode) is decided on the server, by tool name; the page only
 // fulfils the calls the server let through.
 
+import tools from "../../../gth_jupyter/contract/spec/browser_tools.json" with { type: "json" };
 import { lineDiff, runResult, summarizeNotebook } from "./notebook_summary.js";
 
 export const BRIDGE_KEY = "__gth_jupyter_notebook__";
-export const READ_NOTEBOOK = "read_notebook";
-export const INSERT_CELL = "insert_cell";
-export const EDIT_CELL = "edit_cell";
-export const NOTEBOOK_TOOLS = [READ_NOTEBOOK, INSERT_CELL, EDIT_CELL];
+/** Their names, which the server gates by (contract/spec/browser_tools.json). */
+export const NOTEBOOK_TOOLS = tools.notebook;
+export const [READ_NOTEBOOK, INSERT_CELL, EDIT_CELL] = NOTEBOOK_TOOLS;
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
 const MAX_DIFF_LINES = 400;

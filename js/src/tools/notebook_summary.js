@@ -6,19 +6,24 @@
 // in run_python's shape), and pages cut to a total size, saying what was left out.
 // Pure functions on plain JSON: no DOM, no bridge.
 
+import output from "../../../gth_jupyter/contract/spec/output.json" with { type: "json" };
+
 export const MAX_SOURCE = 8000;
 export const MAX_OUTPUT_TEXT = 2000;
 export const MAX_TRACEBACK = 4000;
 export const MAX_OUTPUTS = 20;
 /** The JSON size of a read_notebook page the cells are cut to (at least one cell is given). */
 export const MAX_PAGE_CHARS = 40000;
-/** As run_python: a run's text capped at this, and at most this many images. */
-export const MAX_RUN_TEXT = 20000;
-export const MAX_RUN_IMAGES = 4;
-const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
-// IPython colours tracebacks; CSI sequences and OSC links (as execute.py strips them in Python).
-// eslint-disable-next-line no-control-regex -- ESC (\x1b) and BEL (\x07) are what is matched
-const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*?(\x07|\x1b\\)/g;
+/** As run_python (one spec, contract/spec/output.json): a run's text capped at this, a display's
+ * text and an error's value at DISPLAY_CHARS, at most MAX_RUN_IMAGES images of IMAGE_TYPES. */
+export const MAX_RUN_TEXT = output.run.maxText;
+export const MAX_RUN_IMAGES = output.run.maxImages;
+const DISPLAY_CHARS = output.run.displayChars;
+const IMAGE_TYPES = output.run.imageTypes;
+// IPython colours tracebacks; CSI sequences and OSC links, each OSC ended by its first BEL or ST.
+const ANSI = new RegExp(output.ansi, "g");
+// How base64 may be wrapped: ASCII white space, as the kernel reads it.
+const WRAP = /[\t\n\v\f\r ]+/g;
 
 /** @param {unknown} text */
 export const stripAnsi = (text) => String(text ?? "").replace(ANSI, "");
@@ -71,10 +76,10 @@ export function summarizeOutput(out) {
   return { type };
 }
 
-/** `{ename, evalue, traceback}` ANSI-free and capped. @param {any} out @param {number} limit */
-function errorOf(out, limit) {
+/** `{ename, evalue, traceback}` ANSI-free and capped. @param {any} out @param {number} limit @param {number} [valueLimit] */
+function errorOf(out, limit, valueLimit = MAX_OUTPUT_TEXT) {
   const tb = Array.isArray(out?.traceback) ? out.traceback.map(stripAnsi).join("\n") : stripAnsi(joinText(out?.traceback));
-  return { ename: stripAnsi(out?.ename ?? ""), evalue: capText(stripAnsi(out?.evalue ?? ""), MAX_OUTPUT_TEXT), traceback: capText(tb, limit) };
+  return { ename: stripAnsi(out?.ename ?? ""), evalue: capText(stripAnsi(out?.evalue ?? ""), valueLimit), traceback: capText(tb, limit) };
 }
 
 /**
@@ -176,12 +181,12 @@ export function runResult(ran) {
   for (const out of Array.isArray(ran?.outputs) ? ran.outputs : []) {
     const type = out?.output_type;
     if (type === "stream") (out.name === "stderr" ? stderr : stdout).push(joinText(out.text));
-    else if (type === "error") error = errorOf(out, MAX_RUN_TEXT);
+    else if (type === "error") error = errorOf(out, MAX_RUN_TEXT, DISPLAY_CHARS);
     else if ((type === "execute_result" || type === "display_data") && !isGthOutput(out)) {
       const data = out.data && typeof out.data === "object" ? out.data : {};
       const mime = IMAGE_TYPES.find((t) => typeof data[t] === "string" || Array.isArray(data[t]));
       if (mime) {
-        const b64 = joinText(data[mime]).replace(/\s+/g, "");
+        const b64 = joinText(data[mime]).replace(WRAP, "");
         // A figure left as the last value is also displayed: the same bytes are one image.
         if (b64 && !seen.has(b64)) {
           seen.add(b64);
@@ -189,7 +194,7 @@ export function runResult(ran) {
           else dropped += 1;
         }
       }
-      const text = "text/plain" in data ? capText(stripAnsi(joinText(data["text/plain"])), type === "execute_result" ? MAX_RUN_TEXT : 2000) : null;
+      const text = "text/plain" in data ? capText(stripAnsi(joinText(data["text/plain"])), type === "execute_result" ? MAX_RUN_TEXT : DISPLAY_CHARS) : null;
       if (type === "execute_result") result = text;
       else if (text !== null) displays.push(text);
     }

@@ -4,10 +4,11 @@
 // live, and after the server's binary-content-injection has moved the bytes to the model
 //   gth_read_binary;type:<type>;path:<URL-encoded>;data:<mime>;size:<bytes>;omitted ...
 // Both are agent-controlled: names and types go in as text only, and an image becomes an <img>
-// only through safeImageUrl (PNG, JPEG, GIF or WebP as clean base64), the kernel cards' policy.
+// only through inlineImageUrl (an inline type as clean base64: ../media.js), as everywhere.
 
+import { inlineImageUrl } from "../media.js";
 import { h } from "./dom.js";
-import { humanBytes, safeImageUrl } from "./kernelcards.js";
+import { humanBytes } from "./kernelcards.js";
 
 export const READ_BINARY = "gth_read_binary";
 const PREFIX = `${READ_BINARY};`;
@@ -68,7 +69,7 @@ export function binarySummary(/** @type {BinaryResult} */ r) {
 export function renderBinaryResult(/** @type {Document} */ doc, /** @type {unknown} */ text) {
   const r = parseBinaryResult(text);
   if (!r) return null;
-  const url = r.type === "image" && r.data !== null ? safeImageUrl(r.mimeType, r.data) : null;
+  const url = r.type === "image" && r.data !== null ? inlineImageUrl(r.mimeType, r.data) : null;
   const data = { type: r.type, mimeType: r.mimeType };
   if (url) {
     return h(doc, "div", { cls: "gth-kernel gth-binary", data }, [

@@ -1,5 +1,7 @@
 // A tiny element builder. Agent text only ever goes in through `text` (textContent).
 
+import { inlineImageUrl } from "../media.js";
+
 /**
  * @param {Document} doc
  * @param {string} tag
@@ -17,13 +19,6 @@ export function h(doc, tag, opts = {}, children = []) {
   return node;
 }
 
-/** A data: URL for an image a tool returned, or null if it is not a plain raster image. */
-export function imageDataUrl(/** @type {unknown} */ mimeType, /** @type {unknown} */ data) {
-  if (typeof mimeType !== "string" || typeof data !== "string") return null;
-  if (!/^image\/(png|jpeg|gif|webp)$/.test(mimeType) || !/^[A-Za-z0-9+/=\s]+$/.test(data)) return null;
-  return `data:${mimeType};base64,${data.replace(/\s+/g, "")}`;
-}
-
 /** Content (a string or AG-UI content parts) as text, plus any inline images found in it. */
 export function contentParts(/** @type {any} */ content) {
   if (typeof content === "string") return { text: content, images: /** @type {string[]} */ ([]) };
@@ -32,7 +27,7 @@ export function contentParts(/** @type {any} */ content) {
   for (const part of Array.isArray(content) ? content : []) {
     if (part?.type === "text") texts.push(String(part.text ?? ""));
     else if (part?.type === "image" && part.source?.type === "data") {
-      const url = imageDataUrl(part.source.mimeType, part.source.value);
+      const url = inlineImageUrl(part.source.mimeType, part.source.value);
       if (url) images.push(url);
     }
   }

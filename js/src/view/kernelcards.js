@@ -5,6 +5,7 @@
 // becomes an <img> only as a base64 data: URL of a plain raster type. A result of another shape
 // returns null and the card keeps its plain rendering.
 
+import { inlineImageUrl } from "../media.js";
 import { stripAnsi } from "../tools/notebook_summary.js";
 import { h } from "./dom.js";
 
@@ -15,8 +16,6 @@ const MAX_ROWS = 100;
 const MAX_COLS = 50;
 const COLUMNS_SHOWN = 6;
 const COLUMNS_CHARS = 120;
-const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** The result as an object, or null when it is not a JSON object. */
 export function parseResult(/** @type {unknown} */ text) {
@@ -33,16 +32,6 @@ export function parseResult(/** @type {unknown} */ text) {
 export function errorMessage(/** @type {any} */ value) {
   if (typeof value?.error !== "string") return null;
   return typeof value.message === "string" && value.message ? value.message : value.error;
-}
-
-/**
- * A data: URL for one image of a run, or null: only these four types and strict base64, so no
- * other URL (javascript:, https:, svg with script) can ever become an image source.
- */
-export function safeImageUrl(/** @type {unknown} */ mimeType, /** @type {unknown} */ data) {
-  if (typeof mimeType !== "string" || !IMAGE_TYPES.has(mimeType) || typeof data !== "string") return null;
-  const clean = data.replace(/\s+/g, "");
-  return BASE64.test(clean) ? `data:${mimeType};base64,${clean}` : null;
 }
 
 /** Bytes as a person reads them. */
@@ -202,7 +191,7 @@ export function renderRunPython(/** @type {Document} */ doc, /** @type {any} */ 
     error = `${clean(v.error.ename)}: ${clean(v.error.evalue)}${tb ? `\n${tb}` : ""}`;
   }
   const images = (Array.isArray(v.images) ? v.images : []).map((/** @type {any} */ img) => {
-    const url = safeImageUrl(img?.mimeType, img?.data);
+    const url = inlineImageUrl(img?.mimeType, img?.data);
     if (url) return plotImage(doc, url);
     // After a reload the bytes may not have been kept; anything else is not an image we show.
     const omitted = Boolean(img?.omitted) || img?.data === null;

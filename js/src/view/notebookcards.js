@@ -1,7 +1,7 @@
 // The notebook tools' cards (../tools/notebook.js): read_notebook as a short list of the cells
 // it read, insert_cell's source as code and, when it ran, its outputs drawn as run_python's,
 // edit_cell's change as a line diff. Everything here came from the notebook or the agent, so it
-// goes in as text only; a plot becomes an <img> only through kernelcards' safe data: URLs.
+// goes in as text only; a plot becomes an <img> only through media.js's inlineImageUrl.
 
 import { EDIT_CELL, INSERT_CELL, READ_NOTEBOOK } from "../tools/notebook.js";
 import { lineDiff } from "../tools/notebook_summary.js";

@@ -5,7 +5,8 @@
 
 import { errorOf } from "../tools/registry.js";
 import { binarySummary, parseBinaryResult, READ_BINARY, renderBinaryResult } from "./binarycard.js";
-import { contentParts, h, imageDataUrl, imageSize } from "./dom.js";
+import { inlineImageUrl } from "../media.js";
+import { contentParts, h, imageSize } from "./dom.js";
 import { errorMessage, isKernelTool, parseResult, renderKernelArgs, renderKernelResult } from "./kernelcards.js";
 import { renderNotebookArgs, renderNotebookResult } from "./notebookcards.js";
 
@@ -170,7 +171,7 @@ export class ToolCard {
     let shown = text;
     try {
       const value = JSON.parse(text);
-      const url = imageDataUrl(value?.mimeType, value?.data);
+      const url = inlineImageUrl(value?.mimeType, value?.data);
       if (url) {
         this.showImage(url);
         shown = `${value.mimeType} image, ${Math.round((value.data.length * 3) / 4 / 1024)} KB`;
@@ -217,7 +218,9 @@ export class ToolCard {
   }
 
   showImage(/** @type {string} */ dataUrl) {
-    if (typeof dataUrl !== "string" || !/^data:image\/(png|jpeg|gif|webp);base64,/.test(dataUrl)) return;
+    // Only a URL inlineImageUrl makes: an inline type, clean base64.
+    const found = typeof dataUrl === "string" ? /^data:([^;,]+);base64,(.*)$/s.exec(dataUrl) : null;
+    if (!found || inlineImageUrl(found[1], found[2]) !== dataUrl) return;
     if (this.body.querySelector("img.gth-thumb")) return; // one thumbnail per call
     this.body.append(h(this.doc, "img", { cls: "gth-thumb", attrs: { src: dataUrl, alt: `Image from ${this.name}` } }));
   }
