@@ -29,6 +29,8 @@ from typing import Any, Literal, get_args
 import ag_ui.core as agui
 from ag_ui.core import BaseEvent, CustomEvent, EventType, RunFinishedEvent, RunStartedEvent
 
+from ..contract.pending import CLIENT_TOOL_REASON
+
 __all__ = [
     "DIALECTS",
     "INTERRUPT_EVENT",
@@ -73,7 +75,7 @@ def legacy_events(event: BaseEvent) -> Iterator[BaseEvent]:
         outcome = event.outcome
         if isinstance(outcome, agui.RunFinishedInterruptOutcome):
             for interrupt in outcome.interrupts:
-                if interrupt.reason == "tool_call":
+                if interrupt.reason == CLIENT_TOOL_REASON:
                     continue  # a client tool: its TOOL_CALL_START/ARGS/END say it all
                 yield CustomEvent(name=INTERRUPT_EVENT, value=_interrupt_value(interrupt))
         yield RunFinishedEvent(thread_id=event.thread_id, run_id=event.run_id, result=event.result)

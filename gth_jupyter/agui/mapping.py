@@ -41,7 +41,7 @@ from ag_ui.core import (
 
 from ..contract import events as ev
 from ..contract.events import with_delta
-from ..contract.pending import PendingInterrupt
+from ..contract.pending import CLIENT_TOOL_REASON, PendingInterrupt
 from ..contract.run import AssistantMessageStart, RunEnd, StreamItem, ToolResultMessage
 from ..contract.shared_state import StateDelta, StateSnapshot
 from ..contract.surfaces import ActivityDelta, ActivitySnapshot
@@ -68,7 +68,7 @@ def to_interrupt(pending: PendingInterrupt) -> agui.Interrupt:
     if pending.client_tool:
         return agui.Interrupt(
             id=pending.id,
-            reason="tool_call",
+            reason=CLIENT_TOOL_REASON,
             message=f"Run the client tool {pending.tool_name}.",
             tool_call_id=pending.tool_call_id,
             metadata={"gth": {"clientTool": pending.tool_name, "args": value.get("args")}},

@@ -7,9 +7,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .spec import spec
+
 __all__ = [
     "APPROVAL_INTERRUPT",
+    "APPROVAL_REASON",
     "CLIENT_TOOL_INTERRUPT",
+    "CLIENT_TOOL_REASON",
     "InterruptKind",
     "PendingInterrupt",
     "describe_pending",
@@ -19,6 +23,10 @@ __all__ = [
 CLIENT_TOOL_INTERRUPT = "gth.client_tool"
 #: Marks an interrupt raised by the approvals gate.
 APPROVAL_INTERRUPT = "gth.approval"
+#: The AG-UI ``reason`` of an approval's interrupt, and of a client tool's: the widget tells them
+#: by it (one spec, ``contract/spec/approvals.json``).
+APPROVAL_REASON: str = spec("approvals")["reason"]
+CLIENT_TOOL_REASON: str = spec("approvals")["clientToolReason"]
 
 InterruptKind = Literal["client_tool", "approval", "other"]
 

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from copy import deepcopy
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from .errors import InterruptMismatchError, NoPendingInterruptError
 from .pending import CLIENT_TOOL_INTERRUPT, PendingInterrupt
+from .spec import spec
 
 __all__ = [
     "APPROVAL_RESPONSE_SCHEMA",
@@ -35,15 +37,9 @@ __all__ = [
     "resume_from_tool_results",
 ]
 
-APPROVAL_RESPONSE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "approved": {"type": "boolean"},
-        "editedArgs": {"type": "object"},
-        "grant": {"type": "string", "enum": ["thread", "session"]},
-    },
-    "required": ["approved"],
-}
+#: What an approval's answer may hold: the widget's shape (``contract/spec/approvals.json``).
+APPROVAL_RESPONSE_SCHEMA: dict[str, Any] = deepcopy(spec("approvals")["response"])
+_GRANTS = tuple(APPROVAL_RESPONSE_SCHEMA["properties"]["grant"]["enum"])
 
 
 @dataclass(frozen=True)
@@ -109,7 +105,7 @@ class ApprovalAnswer:
     :mod:`gth_jupyter.middleware.grants`; absent, the answer is for this call only),
     LangChain's HITL decisions (``{"type": "approve" | "edit" | "reject"}``), ``True``, or a
     cancelled interrupt (``{"status": "cancelled"}``). Anything else is a rejection: an answer
-    nobody can read never runs a tool."""
+    nobody can read never runs a tool (``editedArgs`` that is not an object, too)."""
 
     approved: bool
     edited_args: dict[str, Any] | None = None
@@ -135,12 +131,16 @@ class ApprovalAnswer:
         if "approved" in value:
             approved = value["approved"] is True
             edited = value.get("editedArgs")
+            if edited is not None and not isinstance(edited, dict):
+                return cls(False)  # the widget edits to an object or not at all: unreadable
             grant = value.get("grant")
             return cls(
                 approved,
                 edited if isinstance(edited, dict) and approved else None,
                 _text(value.get("message") or value.get("reason")),
-                grant if approved and grant in ("thread", "session") else None,
+                cast(Literal["thread", "session"], grant)
+                if approved and grant in _GRANTS
+                else None,
             )
         kind = value.get("type")
         if kind == "approve":

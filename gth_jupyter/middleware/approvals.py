@@ -43,7 +43,7 @@ from langgraph.types import Command, interrupt
 
 from gth_jupyter.config.schema import ApprovalMode, ApprovalsConfig
 from gth_jupyter.contract.names import OWNER_KEY
-from gth_jupyter.contract.pending import APPROVAL_INTERRUPT
+from gth_jupyter.contract.pending import APPROVAL_INTERRUPT, APPROVAL_REASON
 from gth_jupyter.contract.resume import APPROVAL_RESPONSE_SCHEMA, ApprovalAnswer
 from gth_jupyter.contract.run import RunContext
 from gth_jupyter.middleware.approval_policy import Verdict, decide, gate_reason
@@ -345,7 +345,7 @@ class ApprovalsMiddleware(AgentMiddleware):
             )
         value: dict[str, Any] = {
             "type": APPROVAL_INTERRUPT,
-            "reason": "confirmation",
+            "reason": APPROVAL_REASON,
             "message": f"The agent wants to {what}: {reason}.",
             "toolCallId": call.get("id"),
             "toolName": call["name"],

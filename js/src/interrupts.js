@@ -6,8 +6,11 @@
 // command?, rating?, validationError?}`. The answer is `{approved}` or `{approved: true,
 // editedArgs}`. A client tool the run stopped on is `reason: "tool_call"`.
 
-export const APPROVAL_REASON = "confirmation";
-export const CLIENT_TOOL_REASON = "tool_call";
+import approvals from "../../gth_jupyter/contract/spec/approvals.json" with { type: "json" };
+
+// The reasons, and the answer's shape, are the server's too (contract/spec/approvals.json).
+export const APPROVAL_REASON = approvals.reason;
+export const CLIENT_TOOL_REASON = approvals.clientToolReason;
 
 /**
  * @typedef {{ id: string, reason?: string, message?: string, toolCallId?: string,

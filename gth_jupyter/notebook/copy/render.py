@@ -28,6 +28,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...contract.pending import APPROVAL_REASON
 from ._blocks import Answer, Block, Card, Image, Line, Note, Prompt, as_list, cut
 from ._surfaces import surface_line
 from ._tools import ToolCall, tool_card
@@ -81,7 +82,7 @@ def _waits(interrupts: Sequence[Any]) -> tuple[dict[str, str], list[Block]]:
         )
         browser = isinstance(gth, dict) and gth.get("clientTool")
         call = item.get("toolCallId")
-        kind = "browser" if browser else "approval" if item.get("reason") == "confirmation" else ""
+        kind = "browser" if browser else "approval" if item.get("reason") == APPROVAL_REASON else ""
         if isinstance(call, str) and kind:
             by_call[call] = kind
         message = str(item.get("message") or "")
