@@ -56,7 +56,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from gth_jupyter.agent.graph import AgentGraph, build_graph
 from gth_jupyter.agent.runtime import Runtime
-from gth_jupyter.agui.run import prepare_run, stream_events
+from gth_jupyter.agui.request import parse_request
+from gth_jupyter.agui.run import ThreadRun
 from gth_jupyter.models import FakeChatModel
 from gth_jupyter.runs.sse import encode
 
@@ -527,8 +528,9 @@ def ours_in_process_way(s: Settings, text: str) -> Way:
         size = events = content = 0
         cpu = time.process_time()
         start = time.perf_counter()
-        prepared = await prepare_run(runtime, body)
-        async with contextlib.aclosing(stream_events(prepared)) as stream:
+        run = ThreadRun(runtime, parse_request(body))
+        await run.plan()
+        async with contextlib.aclosing(run.events()) as stream:
             async for event in stream:
                 size += len(encode(event))
                 events += 1

@@ -13,7 +13,8 @@ from langchain_core.tools import BaseTool, tool
 from langgraph.checkpoint.memory import InMemorySaver
 
 from gth_jupyter.agent.runtime import Runtime
-from gth_jupyter.agui.run import prepare_run, stream_events
+from gth_jupyter.agui.request import parse_request
+from gth_jupyter.agui.run import ThreadRun
 from gth_jupyter.models import FakeChatModel
 
 # A real Jupyter server for tests/server (jp_serverapp, jp_fetch).
@@ -66,13 +67,13 @@ def body(thread_id: str, run_id: str, messages: list[dict[str, Any]], **extra: A
     return json.dumps({k: v for k, v in payload.items() if v is not None}).encode()
 
 
-async def run_events(runtime: Runtime, payload: bytes) -> list[dict[str, Any]]:
+async def run_events(
+    runtime: Runtime, payload: bytes, protocol: str = "auto"
+) -> list[dict[str, Any]]:
     """One run through the AG-UI layer, as JSON events."""
-    prepared = await prepare_run(runtime, payload)
-    return [
-        e.model_dump(mode="json", by_alias=True, exclude_none=True)
-        async for e in stream_events(prepared)
-    ]
+    run = ThreadRun(runtime, parse_request(payload), protocol=protocol)
+    await run.plan()
+    return [e.model_dump(mode="json", by_alias=True, exclude_none=True) async for e in run.events()]
 
 
 def of_type(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:

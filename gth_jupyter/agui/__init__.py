@@ -1,10 +1,12 @@
 """The AG-UI 1.0 protocol layer: requests in, events out, transport-free.
 
-A host hands this layer the request bytes and a transport's ``write``/``flush``; it knows
-events and the run contract (:mod:`gth_jupyter.contract`), never LangGraph or HTTP.
+A host reads a request with this layer and, through its run service (:mod:`gth_jupyter.runs`),
+gets the run's events back; it knows events and the run contract (:mod:`gth_jupyter.contract`),
+never LangGraph or HTTP.
 
-- ``run.py``: parse and validate a ``RunAgentInput``, claim the thread, decide the plan
-  (``plan.py``, through the agent's resume codec), and stream the run's AG-UI events;
+- ``request.py``: parse and validate a ``RunAgentInput``; ``run.py``: one run on its thread
+  (:class:`ThreadRun`: claim it, decide the plan through ``plan.py`` and the resume codec,
+  stream the run's AG-UI events, let the thread go);
 - ``mapping.py``: run contract → AG-UI events;
 - ``owners.py``: who may read or run on a thread;
 - ``history.py``: a thread as a client rebuilds it;
@@ -24,34 +26,22 @@ from .request import (
     parse_input,
     parse_request,
 )
-from .run import (
-    KernelResolver,
-    PreparedRun,
-    RuntimeSource,
-    plan_run,
-    prepare_run,
-    runtime_of,
-    stream_events,
-)
+from .run import RuntimeSource, ThreadRun, runtime_of
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
-    "KernelResolver",
-    "PreparedRun",
     "ProtocolError",
     "Requester",
     "RunRequest",
     "RuntimeSource",
+    "ThreadRun",
     "admit_thread",
     "detached",
     "from_agent_error",
     "kernel_id",
     "parse_input",
     "parse_request",
-    "plan_run",
-    "prepare_run",
     "runtime_of",
-    "stream_events",
     "thread_view",
     "to_agui_messages",
 ]

@@ -5,7 +5,7 @@
 ``invalid_input``, ``body_too_large``) before a thread is touched, JSON nested deeper than
 ``MAX_NESTING`` levels anywhere in it included (it would break the run's serialization after
 its stream started); planning
-(:func:`~gth_jupyter.agui.run.plan_run`) then works from the :class:`RunRequest` alone.
+(:meth:`~gth_jupyter.agui.run.ThreadRun.plan`) then works from the :class:`RunRequest` alone.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 A transport supplies ``write`` (buffer bytes) and ``flush`` (send them); the pump streams the
 run's AG-UI events through :class:`~gth_jupyter.runs.sse.SSEWriter` (coalesced token frames,
-keep-alives) and, however the run ends, closes the event stream and releases the thread.
+keep-alives) and, however the run ends, closes the event stream (which lets the run's thread
+go: see :class:`~gth_jupyter.agui.ThreadRun`).
 
 Over HTTP every frame also goes into the run's journal (numbered: its SSE ``id:``), so a client
 that lost the stream can re-attach; a run that asked to be ``detach``-ed goes on into the
@@ -13,23 +14,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 
-from ag_ui.core import RunErrorEvent
+from ag_ui.core import BaseEvent, RunErrorEvent
 
-from ..agui.run import PreparedRun, stream_events
 from .journal import RunJournal
 from .sse import SSEWriter
 
-__all__ = ["SSEPump", "pump_sse"]
+__all__ = ["SSEPump"]
 
 
 class SSEPump:
-    """One run streamed into one transport (and its journal)."""
+    """One run's ``events`` streamed into one transport (and its journal)."""
 
     def __init__(
         self,
-        prepared: PreparedRun,
+        events: AsyncGenerator[BaseEvent, None],
         write: Callable[[bytes], None],
         flush: Callable[[], Awaitable[None]],
         *,
@@ -37,7 +37,7 @@ class SSEPump:
         journal: RunJournal | None = None,
         detachable: bool = False,
     ) -> None:
-        self.prepared = prepared
+        self.events = events
         self.writer = SSEWriter(write, flush, window=window, journal=journal, detachable=detachable)
         self._flush = flush
         self._task: asyncio.Task[None] | None = None
@@ -57,7 +57,7 @@ class SSEPump:
     async def run(self) -> None:
         """Streams the run; a cancelled pump still sends what it wrote."""
         self._task = asyncio.current_task()
-        events = stream_events(self.prepared)
+        events = self.events
         writer = self.writer
         try:
             async with writer:
@@ -78,17 +78,5 @@ class SSEPump:
             raise
         finally:
             await events.aclose()
-            self.prepared.claim.release()
             if writer.journal is not None:
                 writer.journal.end()
-
-
-async def pump_sse(
-    prepared: PreparedRun,
-    write: Callable[[bytes], None],
-    flush: Callable[[], Awaitable[None]],
-    *,
-    window: float = 0.010,
-) -> None:
-    """Streams ``prepared`` into the transport; a cancelled pump still sends what it wrote."""
-    await SSEPump(prepared, write, flush, window=window).run()

@@ -1,11 +1,15 @@
-"""The run service: every run a host process streams, however its client reaches it.
+"""The run service: every run a host process starts, however its client reaches it.
 
 One :class:`RunService` per host process (the Jupyter extension, the standalone server, the
-kernel's comm transport) owns the runs' journals and the runs streaming here. A transport hands
-it a prepared run and its ``write`` / ``flush``:
+kernel's comm transport and headless turns; a ``Session`` keeps its own) owns the runs' journals
+and the runs streaming here:
 
-- :meth:`RunService.stream` pumps the run into the transport and into its journal (numbered
-  frames: their SSE ``id:``); a run that asked to be detached goes on when its client leaves
+- :meth:`RunService.start` is the one way a run starts, for every host: it plans the run (agui's
+  :class:`~gth_jupyter.agui.ThreadRun`, which holds the thread from its claim to the end of its
+  stream and is the one place it is let go), waits out a busy thread where the host asks it to,
+  then streams the run into a :class:`Transport` (SSE bytes; into its journal too when it has a
+  run key, numbered frames: their SSE ``id:``) or to a reader in this process (the run
+  contract's items). A journaled run that asked to be detached goes on when its client leaves
   (:meth:`RunService.leave`);
 - :meth:`RunService.follow` re-attaches a client to a kept run after its ``Last-Event-ID``, and
   the :class:`Relay` it answers streams it live, with keep-alives while the run is quiet;
@@ -13,7 +17,7 @@ it a prepared run and its ``write`` / ``flush``:
   (a shared Redis journal) is ``409 run_elsewhere``.
 
 Every refusal is a ``ProtocolError`` raised before any byte of the stream. Which kernel a run's
-kernel tools work in is the host's to decide (and refuse) before it plans the run.
+kernel tools work in is the host's to decide (and refuse) before it starts the run.
 """
 
 from __future__ import annotations
@@ -23,15 +27,32 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
-from ..agui import PreparedRun
+from ..agui import ProtocolError, ThreadRun
 from ..agui.errors import events_expired, journal_unavailable, run_elsewhere, run_not_found
+from ..contract.run import RunEnd, StreamItem
 from .journal import Journals, JournalTrimmedError, LocalJournals, RunInfo
 from .pump import SSEPump
 from .sse import KEEPALIVE_FRAME
 
-__all__ = ["KEEPALIVE_SECONDS", "MAX_RUN_ID", "Relay", "RunService", "Running"]
+if TYPE_CHECKING:
+    import ag_ui.core as agui
+
+    from ..agent.runtime import Runtime
+    from ..agui import Requester, RunRequest
+    from ..contract.kernel import KernelAccess
+
+__all__ = [
+    "KEEPALIVE_SECONDS",
+    "MAX_RUN_ID",
+    "Consume",
+    "Relay",
+    "Retry",
+    "RunService",
+    "Running",
+    "Transport",
+]
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +63,33 @@ MAX_RUN_ID = 512
 
 Write = Callable[[bytes], None]
 Flush = Callable[[], Awaitable[None]]
+#: A reader of a run in this process (a ``Session``, a headless turn): each stream item in
+#: turn, then the ``RunEnd``.
+Consume = Callable[[StreamItem | RunEnd], None]
+#: Asked when the thread is busy with another run (``run_busy``): waits, then answers whether
+#: to try again.
+Retry = Callable[[], Awaitable[bool]]
+
+
+def _opened() -> None:
+    pass
+
+
+@dataclass
+class Transport:
+    """Where a run's SSE bytes go: ``write`` buffers them, ``flush`` sends them."""
+
+    write: Write
+    flush: Flush
+    #: Called once the run is planned, before its first byte (an HTTP answer's status line).
+    opened: Callable[[], None] = _opened
+    #: How long token frames wait to go out together (see ``sse.py``).
+    window: float = 0.010
+    #: The run's key in the journals (``agui.owners.scoped_id``), for a client that may
+    #: re-attach: the run is journaled for ``owner`` and can be left and cancelled. ``None``: a
+    #: transport whose client cannot re-attach (the widget's comm).
+    run_key: str | None = None
+    owner: str = ""
 
 
 @dataclass
@@ -66,23 +114,103 @@ class RunService:
         """The kept run ``run_key`` (``run_id`` as its client names it), or ``None``."""
         return await self.journals.find(run_key) if len(run_id) <= MAX_RUN_ID else None
 
-    async def stream(
+    @overload
+    async def start(
         self,
-        run_key: str,
-        owner: str,
-        prepared: PreparedRun,
-        write: Write,
-        flush: Flush,
+        runtime: Runtime,
+        request: RunRequest | agui.RunAgentInput,
+        to: Transport,
         *,
-        detachable: bool = False,
-    ) -> SSEPump:
-        """Streams ``prepared`` into the transport and the run's journal until it ends (or its
-        client leaves a run that is not detachable); answers its pump."""
+        kernel: KernelAccess | None = None,
+        requester: Requester | None = None,
+        protocol: str = "auto",
+        retry: Retry | None = None,
+    ) -> SSEPump: ...
+
+    @overload
+    async def start(
+        self,
+        runtime: Runtime,
+        request: RunRequest | agui.RunAgentInput,
+        to: Consume,
+        *,
+        kernel: KernelAccess | None = None,
+        requester: Requester | None = None,
+        protocol: str = "auto",
+        retry: Retry | None = None,
+    ) -> None: ...
+
+    async def start(
+        self,
+        runtime: Runtime,
+        request: RunRequest | agui.RunAgentInput,
+        to: Transport | Consume,
+        *,
+        kernel: KernelAccess | None = None,
+        requester: Requester | None = None,
+        protocol: str = "auto",
+        retry: Retry | None = None,
+    ) -> SSEPump | None:
+        """Runs ``request`` on ``runtime`` to its end, streamed ``to`` a transport (answers its
+        pump) or a reader in this process.
+
+        Planned first (see :class:`~gth_jupyter.agui.ThreadRun` for ``kernel``, ``protocol``
+        and ``requester``): a refusal is the ``ProtocolError`` raised before anything is
+        streamed (nor ``opened``). A busy thread is ``409 run_busy`` at once, unless ``retry``
+        says to try again. However the run ends, its thread is free again once its stream has
+        ended (a journaled run's client may leave without ending it: see :meth:`leave`)."""
+        run = await self._plan(runtime, request, kernel, requester, protocol, retry)
+        try:
+            if not isinstance(to, Transport):
+                async for item in run.items():
+                    to(item)
+                return None
+            to.opened()
+            if to.run_key is None:
+                pump = SSEPump(run.events(), to.write, to.flush, window=to.window)
+                await pump.run()  # a cancelled pump still sends what it wrote
+                return pump
+            return await self._journaled(run, to, to.run_key)
+        finally:
+            await run.aclose()
+
+    async def _plan(
+        self,
+        runtime: Runtime,
+        request: RunRequest | agui.RunAgentInput,
+        kernel: KernelAccess | None,
+        requester: Requester | None,
+        protocol: str,
+        retry: Retry | None,
+    ) -> ThreadRun:
+        """The run, planned; a new one for each try while the thread is busy and ``retry``
+        says to wait."""
+        while True:
+            run = ThreadRun(runtime, request, kernel=kernel, protocol=protocol, requester=requester)
+            try:
+                await run.plan()
+            except ProtocolError as refusal:
+                if refusal.code != "run_busy" or retry is None or not await retry():
+                    raise
+                continue
+            return run
+
+    async def _journaled(self, run: ThreadRun, to: Transport, run_key: str) -> SSEPump:
+        """Streams ``run`` into the transport and its journal until it ends (or its client
+        leaves a run that is not detachable); a run that asked to be detached
+        (``forwardedProps.detach``) may go on without its client."""
         journals = self.journals
-        journal = journals.open(run_key, prepared.request.thread_id, owner)
-        pump = SSEPump(prepared, write, flush, journal=journal, detachable=detachable)
+        journal = journals.open(run_key, run.request.input.thread_id, to.owner)
+        pump = SSEPump(
+            run.events(),
+            to.write,
+            to.flush,
+            window=to.window,
+            journal=journal,
+            detachable=run.request.detach,
+        )
         task = asyncio.ensure_future(pump.run())
-        self.running[run_key] = Running(owner, pump, task)
+        self.running[run_key] = Running(to.owner, pump, task)
         try:
             await asyncio.wait({task})
         finally:
@@ -92,11 +220,6 @@ class RunService:
         if not task.cancelled() and task.exception() is not None:
             log.warning("AG-UI stream ended early: %s", task.exception())
         return pump
-
-    async def pump(self, prepared: PreparedRun, write: Write, flush: Flush, window: float) -> None:
-        """Streams ``prepared`` into a transport that keeps no journal (the widget's comm, whose
-        client cannot re-attach); a cancelled pump still sends what it wrote."""
-        await SSEPump(prepared, write, flush, window=window).run()
 
     def leave(self, run_key: str) -> None:
         """The client of run ``run_key`` went away: a detachable run goes on, into its journal

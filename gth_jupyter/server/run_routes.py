@@ -16,9 +16,10 @@ from typing import Any
 
 from tornado.iostream import StreamClosedError
 
-from ..agui import ProtocolError, parse_request, plan_run, runtime_of
+from ..agui import ProtocolError, parse_request, runtime_of
 from ..agui.errors import invalid_input, run_exists, run_not_found
 from ..agui.owners import scoped_id
+from ..runs import Transport
 from ..runs.sse import MEDIA_TYPE
 from .base import BaseRoutes
 
@@ -55,22 +56,27 @@ class RunRoutes(BaseRoutes):
                 await self.follow_run(run_key, given.run_id)
                 return
             kernel = await self.host.kernel_for(request.kernel_id, self.may_execute_in_kernels)
-            prepared = await plan_run(
-                runtime,
-                request,
-                kernel=kernel,
-                protocol=self.registry.effective.agui.protocol or "auto",
-                requester=who,
-            )
         except ProtocolError as error:
             self.send_refusal(error)
             return
-        self.start_stream()
-        self._run_key = run_key
+
+        def opened() -> None:  # planned: the answer is a stream from here on
+            self.start_stream()
+            self._run_key = run_key
+
+        transport = Transport(self.write, self.flush, opened, run_key=run_key, owner=who.name)
         try:
-            pump = await runs.stream(
-                run_key, who.name, prepared, self.write, self.flush, detachable=request.detach
+            pump = await runs.start(
+                runtime,
+                request,
+                transport,
+                kernel=kernel,
+                requester=who,
+                protocol=self.registry.effective.agui.protocol or "auto",
             )
+        except ProtocolError as error:  # refused before the stream opened
+            self.send_refusal(error)
+            return
         finally:
             self._run_key = None
         if not self._finished and not pump.writer.detached:

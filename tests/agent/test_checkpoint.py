@@ -25,9 +25,9 @@ from gth_jupyter.store import CheckpointStore, FileLeases, LocalLeases
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="flock leases are POSIX")
 
-#: A peer process: ``session`` asks through ``Session``; ``server`` prepares and streams the run
+#: A peer process: ``session`` asks through ``Session``; ``server`` starts and streams the run
 #: as the server's handler does. It prints READY once built, starts when the ``go`` file
-#: appears, streams the answer's text to stdout, and ends with one JSON line: what happened.
+#: appears, prints the answer's text to stdout, and ends with one JSON line: what happened.
 PEER = r"""
 import asyncio, json, sys, time
 from pathlib import Path
@@ -55,8 +55,9 @@ if role == "session":
 else:
     from gth_jupyter.agent import AgentRegistry
     from gth_jupyter.store import CheckpointStore
-    from gth_jupyter.agui import prepare_run, runtime_of, stream_events
+    from gth_jupyter.agui import parse_request, runtime_of
     from gth_jupyter.config import load_config
+    from gth_jupyter.runs import RunService, Transport
 
     def store_of(db):  # a path, or a PostgreSQL URL
         if db.startswith("postgresql://"):
@@ -73,15 +74,19 @@ else:
 
     async def serve():
         runtime = await runtime_of(registry, "default")
+        sent = []
+
+        async def flush():
+            pass
+
         try:
-            prepared = await prepare_run(runtime, body)
+            await RunService().start(runtime, parse_request(body), Transport(sent.append, flush))
         except ProtocolError as error:
             return outcome(error=error)
-        text = ""
-        async for event in stream_events(prepared):
-            if event.type == "TEXT_MESSAGE_CONTENT":
-                text += event.delta
-                print(event.delta, end="", flush=True)
+        frames = b"".join(sent).decode().split("\n\n")
+        events = [json.loads(f[6:]) for f in frames if f.startswith("data: ")]
+        text = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
+        print(text, end="", flush=True)
         return outcome(text)
 
     def run():

@@ -11,10 +11,10 @@ import ag_ui.core as agui
 import pytest
 
 from gth_jupyter.agui.dialect import INTERRUPT_EVENT, dialect_of
-from gth_jupyter.agui.request import parse_input
-from gth_jupyter.agui.run import prepare_run, stream_events
+from gth_jupyter.agui.request import parse_input, parse_request
+from gth_jupyter.agui.run import ThreadRun
 from gth_jupyter.config import ConfigError, load_config
-from tests.conftest import CAMERA_TOOL, body, of_type, text_of
+from tests.conftest import CAMERA_TOOL, body, of_type, run_events, text_of
 
 
 def legacy_body(*args: Any, **extra: Any) -> bytes:
@@ -27,11 +27,7 @@ def user(mid: str, text: str) -> dict[str, Any]:
 
 
 async def events_of(runtime: Any, payload: bytes, protocol: str = "auto") -> list[dict[str, Any]]:
-    prepared = await prepare_run(runtime, payload, protocol=protocol)
-    return [
-        e.model_dump(mode="json", by_alias=True, exclude_none=True)
-        async for e in stream_events(prepared)
-    ]
+    return await run_events(runtime, payload, protocol)
 
 
 def check_legacy(events: list[dict[str, Any]]) -> None:
@@ -184,8 +180,8 @@ def test_the_default_is_auto() -> None:
 async def test_the_clients_state_reaches_the_plan(make_runtime) -> None:
     runtime = make_runtime(["ok"])
     payload = body("ts", "r1", [user("u1", "hi")], protocolVersion="1.0", state={"color": "blue"})
-    prepared = await prepare_run(runtime, payload)
+    run = ThreadRun(runtime, parse_request(payload))
     try:
-        assert prepared.decision.plan.state == {"color": "blue"}
+        assert (await run.plan()).plan.state == {"color": "blue"}
     finally:
-        prepared.claim.release()
+        await run.aclose()

@@ -27,8 +27,7 @@ import pytest
 from jupyter_client.manager import AsyncKernelManager
 
 from gth_jupyter.agent import AgentRegistry
-from gth_jupyter.agui import runtime_of, thread_view
-from gth_jupyter.agui.run import prepare_run, stream_events
+from gth_jupyter.agui import ThreadRun, parse_request, runtime_of, thread_view
 from gth_jupyter.config import load_config
 from gth_jupyter.kernel import KernelClient
 from gth_jupyter.kernel.access import ClientAccess
@@ -65,10 +64,11 @@ JPEG = base64.b64encode(
 async def _run(runtime: Any, access: Any, rid: str, turn: str, messages: list[Any], **extra: Any):
     payload = {"threadId": "t", "runId": rid, "protocolVersion": "1.0", "messages": messages}
     payload["forwardedProps"] = {"gth": {"turnId": turn, "kernelId": "k"}}
-    prepared = await prepare_run(
-        runtime, json.dumps({**payload, **extra}).encode(), kernels=lambda _k: access
+    run = ThreadRun(
+        runtime, parse_request(json.dumps({**payload, **extra}).encode()), kernel=access
     )
-    async for _ in stream_events(prepared):
+    await run.plan()
+    async for _ in run.events():
         pass
     return await thread_view(runtime, "t", turn)
 
@@ -385,7 +385,7 @@ def test_describe_variable_shows_schema_statistics_and_first_rows(views: dict[st
     assert ["Column", "Dtype", "Nulls"] in rows and ["revenue", "float64", "0"] in rows
     assert ["", "month", "region", "revenue", "units"] in rows  # first rows
     assert ["0", "2024-01", "N", "1.5", "1"] in rows
-    assert ["mean", "2.5", "2.0"] in rows  # summary statistics
+    assert ["mean", "2.5", "2"] in rows  # summary statistics, numbers as the widget writes them
     assert 'Tool: describe_variable · done {"name": "sales"}' in html_page.seen()
 
 

@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator, Callable
 
 import pytest
 
-from gth_jupyter.agui import ProtocolError, prepare_run
-from gth_jupyter.runs import LocalJournals, RunInfo, RunJournal, RunService
+from gth_jupyter.agui import ProtocolError, ThreadRun, parse_request
+from gth_jupyter.runs import LocalJournals, RunInfo, RunJournal, RunService, Transport
 from tests.conftest import RuntimeFactory, body
 
 
@@ -37,12 +37,10 @@ async def test_a_run_streams_into_its_transport_and_a_follower_gets_the_same_fra
     make_runtime: RuntimeFactory,
 ) -> None:
     runs = RunService()
-    prepared = await prepare_run(
-        make_runtime(["Hello there"]),
-        body("t1", "r1", [{"id": "u1", "role": "user", "content": "hi"}]),
-    )
+    request = parse_request(body("t1", "r1", [{"id": "u1", "role": "user", "content": "hi"}]))
     sink = Sink()
-    await runs.stream("r1", "alice", prepared, sink.write, sink.flush)
+    transport = Transport(sink.write, sink.flush, run_key="r1", owner="alice")
+    await runs.start(make_runtime(["Hello there"]), request, transport)
     assert b"TEXT_MESSAGE_CONTENT" in sink.data and b"RUN_FINISHED" in sink.data
     assert runs.running == {}
     found = await runs.find("r1", "r1")
@@ -59,14 +57,13 @@ async def test_stopping_a_run_streaming_here_ends_it_with_run_cancelled(
     make_runtime: RuntimeFactory,
 ) -> None:
     runs = RunService()
-    prepared = await prepare_run(
-        # Paced like a model (a frame reaches the transport only when the writer flushes), so
-        # the run is still going when it is stopped.
-        make_runtime([{"content": "one two three " * 200, "delayMs": 5}]),
-        body("t1", "r1", [{"id": "u1", "role": "user", "content": "hi"}]),
-    )
+    # Paced like a model (a frame reaches the transport only when the writer flushes), so the
+    # run is still going when it is stopped.
+    runtime = make_runtime([{"content": "one two three " * 200, "delayMs": 5}])
+    request = parse_request(body("t1", "r1", [{"id": "u1", "role": "user", "content": "hi"}]))
     sink = Sink()
-    streaming = asyncio.ensure_future(runs.stream("r1", "alice", prepared, sink.write, sink.flush))
+    transport = Transport(sink.write, sink.flush, run_key="r1", owner="alice")
+    streaming = asyncio.ensure_future(runs.start(runtime, request, transport))
     await sink.wait(lambda data: b"TEXT_MESSAGE_CONTENT" in data)  # streaming, registered
     assert runs.running["r1"].owner == "alice"
     with pytest.raises(ProtocolError) as other:
@@ -137,10 +134,11 @@ async def test_a_cancelled_pump_still_hands_the_transport_every_frame_it_journal
 ) -> None:
     from gth_jupyter.runs import SSEPump
 
-    prepared = await prepare_run(
+    run = ThreadRun(
         make_runtime([{"content": "one two three " * 50, "delayMs": 2}]),
-        body("t1", "r1", [{"id": "u1", "role": "user", "content": "hi"}]),
+        parse_request(body("t1", "r1", [{"id": "u1", "role": "user", "content": "hi"}])),
     )
+    await run.plan()
     journal = RunJournal("r1", "t1", "alice")
     sink = Sink()
     flushed: list[int] = []
@@ -149,7 +147,7 @@ async def test_a_cancelled_pump_still_hands_the_transport_every_frame_it_journal
         flushed.append(len(sink.data))
 
     # A window longer than the test: the deltas wait in the writer until the pump ends.
-    pump = SSEPump(prepared, sink.write, flush, window=60, journal=journal)
+    pump = SSEPump(run.events(), sink.write, flush, window=60, journal=journal)
     task = asyncio.ensure_future(pump.run())
     while journal.last_id < 10:  # the run is streaming deltas
         await journal.wait(journal.last_id)

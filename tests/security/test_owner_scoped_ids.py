@@ -25,7 +25,7 @@ from tornado.httpclient import HTTPClientError
 from gth_jupyter.agui import Requester
 from gth_jupyter.agui.owners import scoped_id
 from gth_jupyter.agui.request import parse_input
-from gth_jupyter.agui.run import plan_run, stream_events
+from gth_jupyter.agui.run import ThreadRun
 from gth_jupyter.notebook.host.threads import notebook_thread_id
 from gth_jupyter.server.host import HOST_KEY
 from gth_jupyter.server.identity import server_owner
@@ -266,8 +266,9 @@ async def test_threads_from_before_scoping_stay_their_owners(jp_fetch, jp_server
     runtime = await jp_serverapp.web_app.settings[HOST_KEY].registry.runtime("default")
     for thread, text in (("old-kernel", "from the kernel"), ("old-bob", "Bob, long ago")):
         request = parse_input(body(thread, f"r-{thread}", text).encode())
-        prepared = await plan_run(runtime, request)  # as a notebook's Session runs
-        assert [e.type async for e in stream_events(prepared)][-1] == "RUN_FINISHED"
+        run = ThreadRun(runtime, request)  # with no requester, as a notebook's Session runs
+        await run.plan()
+        assert [e.type async for e in run.events()][-1] == "RUN_FINISHED"
     await runtime.threads.claim("old-bob", BOB)
 
     assert contents(await view_of(jp_fetch, ALICE, "old-kernel"))[0] == "from the kernel"

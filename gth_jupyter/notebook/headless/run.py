@@ -12,8 +12,8 @@ This module runs the turn and shows it; the parts it stands on each have their o
 - ``_tools``: the browser tools declared as a widget would declare them;
 - ``_answers``: what only a browser or a person could answer is answered at once so a
   run never hangs (a browser tool gets an error result, an approval that would ask is refused
-  with how to allow it), resumed the way a client answers (``resume[]`` entries through
-  ``plan_run``) on the turn's own run loop;
+  with how to allow it), resumed the way a client answers (``resume[]`` entries, each round
+  a run started as every host starts one: ``RunService.start``) on the turn's own run loop;
 - ``_kernel``: ``run_python`` must run on the kernel's main thread, which this cell
   holds while it waits; so the waiting main thread runs the agent's code itself, through the
   shell as a cell would, its displays and plots captured into the tool's result.
@@ -96,7 +96,8 @@ async def run_turn(
 ) -> HeadlessOutcome:
     """Runs one turn to its end on ``thread`` with the kernel's agent, answering whatever it
     stops on, for at most ``timeout`` seconds; returns the turn's view (what it produced so far
-    when it failed or ran out of time). The same planning as every host (``plan_run``)."""
+    when it failed or ran out of time). Each run starts as every host's does
+    (``RunService.start``)."""
     from ...agui import runtime_of, thread_view
 
     runtime = await runtime_of(kernel_host().registry(), agent)
@@ -126,14 +127,20 @@ async def _rounds(
     wait: float,
 ) -> None:
     """The turn's runs: the prompt, then one run per round of answers, until nothing waits."""
-    from ...agui import ProtocolError, plan_run
-
     tools = declared_tools()
     props = {"gth": {"turnId": turn}}
     messages: list[Any] = [agui.UserMessage(id=f"headless-msg-{uuid.uuid4().hex}", content=prompt)]
     entries: list[agui.ResumeEntry] | None = None
     loop = asyncio.get_running_loop()
     start = loop.time()
+    runs = kernel_host().runs()
+
+    async def retry() -> bool:  # a run of another client on this thread: wait it out
+        if loop.time() - start >= wait:
+            return False
+        await asyncio.sleep(0.25)
+        return True
+
     for _round in range(MAX_ROUNDS):
         request = agui.RunAgentInput(
             thread_id=thread,
@@ -145,21 +152,14 @@ async def _rounds(
             forwarded_props=props,
             resume=entries,
         )
-        while True:  # a run of another client on this thread: wait it out, as a session does
-            try:
-                prepared = await plan_run(runtime, request, kernel=kernel)
-                break
-            except ProtocolError as refusal:
-                if refusal.code != "run_busy" or loop.time() - start >= wait:
-                    raise
-            await asyncio.sleep(0.25)
         pending: list[PendingInterrupt] = []
-        try:
-            async for item in runtime.stream(prepared.decision.plan):
-                if isinstance(item, RunEnd):
-                    pending = item.pending
-        finally:
-            prepared.claim.release()
+
+        def take(item: Any) -> None:
+            nonlocal pending
+            if isinstance(item, RunEnd):
+                pending = item.pending
+
+        await runs.start(runtime, request, take, kernel=kernel, retry=retry)
         if not pending:
             return
         entries, said = answer_pending(pending)

@@ -95,16 +95,11 @@ class CommTransport:
         return None
 
     async def _run(self, request_id: str, agent: str, body: bytes) -> None:
-        from ...agui import ProtocolError, prepare_run, runtime_of
+        from ...agui import ProtocolError, parse_request, runtime_of
+        from ...runs import Transport
 
-        try:
-            runtime = await runtime_of(self._registry(), agent)
-            # The run's kernel tools work in this kernel, whatever kernel id the page sent.
-            prepared = await prepare_run(runtime, body, kernels=lambda _id: in_kernel_access())
-        except ProtocolError as error:
-            self._refuse(request_id, error)
-            return
         buffer: list[bytes] = []
+        opened = False
 
         def write(data: bytes) -> None:
             buffer.append(data)
@@ -115,11 +110,22 @@ class CommTransport:
                 buffer.clear()
                 self._send({"type": "chunk", "requestId": request_id, "data": data})
 
+        def open_stream() -> None:
+            nonlocal opened
+            opened = True
+
+        # A comm message costs more than an HTTP write: coalesce over a frame (16 ms).
+        transport = Transport(write, flush, open_stream, window=0.016)
         try:
-            # A comm message costs more than an HTTP write: coalesce over a frame (16 ms).
-            await kernel_host().runs().pump(prepared, write, flush, window=0.016)
+            runtime = await runtime_of(self._registry(), agent)
+            request = parse_request(body)
+            # The run's kernel tools work in this kernel, whatever kernel id the page sent.
+            await kernel_host().runs().start(runtime, request, transport, kernel=in_kernel_access())
+        except ProtocolError as error:  # refused before the stream opened
+            self._refuse(request_id, error)
         finally:
-            self._send({"type": "end", "requestId": request_id})
+            if opened:
+                self._send({"type": "end", "requestId": request_id})
 
     async def _history(self, request_id: str, thread_id: str, turn: str | None = None) -> None:
         from ...agui import ProtocolError, runtime_of, thread_view

@@ -1,8 +1,8 @@
 """``Session``: the agent headless inside the kernel, for scripts and quick questions.
 
-A session plans each run exactly as the hosts do (:func:`gth_jupyter.agui.plan_run`): its prompt
-is a ``RunAgentInput`` with one user message, so a thread it shares with a widget is treated the
-same way (a client tool the widget left unanswered is closed; an approval waiting for a person
+A session starts each run exactly as the hosts do (``RunService.start``): its prompt is a
+``RunAgentInput`` with one user message, so a thread it shares with a widget is treated the same
+way (a client tool the widget left unanswered is closed; an approval waiting for a person
 refuses the prompt with ``interrupt_pending``). A kernel already runs an event loop, so a session
 keeps its own loop on a daemon thread and ``ask`` blocks on it; ``aask`` is the awaitable form
 for code that is itself async.
@@ -30,11 +30,12 @@ import ag_ui.core as agui
 
 from ...agent import AgentRegistry
 from ...agent.runtime import Runtime
-from ...agui import PreparedRun, ProtocolError, plan_run, runtime_of
+from ...agui import runtime_of
 from ...config import load_config
 from ...contract.events import TextEvent
 from ...contract.names import DEFAULT_AGENT
-from ...contract.run import RunEnd
+from ...contract.run import RunEnd, StreamItem
+from ...runs import Retry, RunService
 from ...store import CheckpointStore
 from ._host import NOTEBOOK_COMMAND
 from .kernel_access import in_kernel_access, main_thread_waiting
@@ -105,6 +106,8 @@ class Session:
             command=NOTEBOOK_COMMAND,
             store=CheckpointStore(kind, checkpoint_path),
         )
+        # This session's runs (read in this process: nothing journaled, nothing to follow).
+        self._runs = RunService()
         # The loop ``ask`` runs on, once created; shared with the finalizer that closes the store.
         self._loops: list[LoopThread] = []
         self._finalizer = weakref.finalize(self, _release, self.registry, self._loops)
@@ -152,19 +155,19 @@ class Session:
         )
         if wait is None:
             wait = self._wait
-        prepared = await self._plan_in_turn(runtime, request, wait)
         parts: list[str] = []
-        try:
-            async for item in runtime.stream(prepared.decision.plan):
-                if isinstance(item, TextEvent):
-                    parts.append(item.delta)
-                    if stream is not None:
-                        stream.write(item.delta)
-                        stream.flush()
-                elif isinstance(item, RunEnd) and stream is not None:
-                    stream.write("\n")
-        finally:
-            prepared.claim.release()
+
+        def take(item: StreamItem | RunEnd) -> None:
+            if isinstance(item, TextEvent):
+                parts.append(item.delta)
+                if stream is not None:
+                    stream.write(item.delta)
+                    stream.flush()
+            elif isinstance(item, RunEnd) and stream is not None:
+                stream.write("\n")
+
+        retry = await self._in_turn(runtime, wait)
+        await self._runs.start(runtime, request, take, kernel=in_kernel_access(), retry=retry)
         return Answer("".join(parts))
 
     def ask(self, prompt: str, *, stream: bool = False, wait: float | None = None) -> Answer:
@@ -177,11 +180,10 @@ class Session:
         with main_thread_waiting():
             return self._loops[0].run(self.aask(prompt, stream=out, wait=wait))
 
-    async def _plan_in_turn(
-        self, runtime: Runtime, request: agui.RunAgentInput, wait: float
-    ) -> PreparedRun:
-        """Plans the run once the kernel's earlier ``%gth`` turn on the thread is done (its page
-        sent it, and it neither runs nor waits on a browser tool) and no run holds the thread.
+    async def _in_turn(self, runtime: Runtime, wait: float) -> Retry:
+        """Waits until the kernel's earlier ``%gth`` turn on the thread is done (its page sent
+        it, and it neither runs nor waits on a browser tool); answers how to wait again while a
+        run holds the thread (``RunService.start``'s ``retry``), for up to ``wait`` seconds.
 
         Run All executes a session's cell right after the ``%gth`` cells above it, before their
         pages have sent anything. A turn that has not appeared after ``APPEAR_S`` is not waited
@@ -189,26 +191,34 @@ class Session:
         loop = asyncio.get_running_loop()
         start = loop.time()
         after = last_turn(self.thread_id)
-        while True:
-            elapsed = loop.time() - start
-            if after and elapsed < wait:
-                state = await runtime.thread_state(self.thread_id)
-                turns = state.turns()
-                ids = [t.turn_id for t in turns]
-                if after not in ids:
-                    if elapsed < min(APPEAR_S, wait):
+
+        async def turn_done() -> None:
+            nonlocal after
+            while True:
+                elapsed = loop.time() - start
+                if after and elapsed < wait:
+                    state = await runtime.thread_state(self.thread_id)
+                    turns = state.turns()
+                    ids = [t.turn_id for t in turns]
+                    if after not in ids:
+                        if elapsed < min(APPEAR_S, wait):
+                            await asyncio.sleep(POLL_S)
+                            continue
+                        after = ""  # nobody will send it
+                    elif turns[-1].turn_id == after and state.pending:
                         await asyncio.sleep(POLL_S)
                         continue
-                    after = ""  # nobody will send it
-                elif turns[-1].turn_id == after and state.pending:
-                    await asyncio.sleep(POLL_S)
-                    continue
-            try:
-                return await plan_run(runtime, request, kernel=in_kernel_access())
-            except ProtocolError as refusal:
-                if refusal.code != "run_busy" or loop.time() - start >= wait:
-                    raise
+                return
+
+        async def retry() -> bool:
+            if loop.time() - start >= wait:
+                return False
             await asyncio.sleep(POLL_S)
+            await turn_done()
+            return True
+
+        await turn_done()
+        return retry
 
 
 def _release(registry: AgentRegistry, loops: list[LoopThread]) -> threading.Thread:
