@@ -183,3 +183,44 @@ def test_a_state_nested_too_deep_is_refused_as_over_http_and_the_thread_runs_on(
     events = frames([m for m in sent if m["requestId"] == "q2"])
     assert events[-1]["type"] == "RUN_FINISHED"
     assert "".join(e.get("delta", "") for e in events) == "Still here."
+
+
+def test_however_a_comm_run_ends_its_thread_is_free_again(loop: LoopThread) -> None:
+    """Refused after the thread was claimed, aborted mid-stream, finished: each run lets the
+    thread go, so the next one is never ``run_busy``."""
+    sent: list[dict[str, Any]] = []
+    registry = registry_for([{"content": "slow " * 500, "delayMs": 5}, "Done."])
+    comm = transport(sent, registry, loop)
+    runtime = loop.run(registry.runtime("default"))
+
+    def run(request_id: str, **extra: Any) -> Any:
+        hello = [{"id": f"u-{request_id}", "role": "user", "content": "hi"}]
+        body = {"threadId": "t", "runId": request_id, "messages": hello, **extra}
+        future = comm.handle({"type": "run", "requestId": request_id, "body": body})
+        assert future is not None
+        return future
+
+    def of(request_id: str) -> list[dict[str, Any]]:
+        return [m for m in sent if m["requestId"] == request_id]
+
+    def free() -> bool:
+        return loop.run(runtime.running("t")) is None
+
+    # A resume that answers nothing: the thread is claimed, then the plan refuses it.
+    run("q1", resume=[{"interruptId": "i-1", "status": "resolved"}]).result(timeout=10)
+    assert [(m["type"], m["body"]["code"]) for m in of("q1")] == [("error", "no_pending_interrupt")]
+    assert free()
+
+    aborted = run("q2")
+    deadline = time.monotonic() + 10
+    while not any(m["type"] == "chunk" and "TEXT_MESSAGE_CONTENT" in m["data"] for m in of("q2")):
+        assert time.monotonic() < deadline, "no content streamed"
+        time.sleep(0.01)
+    comm.handle({"type": "abort", "requestId": "q2"})
+    while of("q2")[-1] != {"type": "end", "requestId": "q2"}:  # the run's own end, once stopped
+        assert time.monotonic() < deadline, "the aborted run never ended"
+        time.sleep(0.01)
+    assert aborted.cancelled() and free()
+
+    run("q3").result(timeout=10)
+    assert frames(of("q3"))[-1]["type"] == "RUN_FINISHED" and free()

@@ -306,6 +306,64 @@ def test_a_turn_that_outlasts_its_timeout_keeps_what_it_did_and_fails_the_cell(
     assert reply["status"] == "ok" and printed.strip() == "next"
 
 
+# -- the turn's runs, in this process ------------------------------------------------------------
+
+
+def test_however_a_headless_run_ends_its_thread_is_free_again() -> None:
+    """A turn that finishes, one stopped by its timeout mid-answer, and one refused after the
+    thread was claimed (an approval another client left waiting) each let the thread go."""
+    import ag_ui.core as agui
+
+    from gth_jupyter.agent import AgentRegistry
+    from gth_jupyter.config import GthConfig
+    from gth_jupyter.notebook.headless._kernel import HeadlessKernel, MainThread
+    from gth_jupyter.notebook.headless.run import run_turn
+    from gth_jupyter.notebook.host import reset_kernel_host
+    from gth_jupyter.store import CheckpointStore
+
+    shell = {"toolCalls": [{"name": "run_shell_command", "args": {"command": "ls"}}]}
+    responses = ["Done.", {"content": "slow " * 400, "delayMs": 5}, shell]
+    config = {
+        "llm": {"type": "fake", "responses": responses},
+        "approvals": "manual",
+        "builtInTools": ["run_shell_command"],
+    }
+    registry = AgentRegistry(
+        GthConfig.model_validate(config), command="notebook", store=CheckpointStore("memory")
+    )
+    host = reset_kernel_host(registry)
+    try:
+        loop, kernel = host.loop(), HeadlessKernel(MainThread())
+        runtime = loop.run(registry.runtime("default"))
+
+        def turn(thread: str, timeout: float) -> Any:
+            work = run_turn("hi", thread=thread, agent="default", kernel=kernel, timeout=timeout)
+            return loop.run(work)
+
+        def free(thread: str) -> bool:
+            return loop.run(runtime.running(thread)) is None
+
+        assert turn("t", 30).error is None and free("t")
+        stopped = turn("t", 0.5)
+        assert stopped.error is not None and "no answer within" in stopped.error and free("t")
+
+        asked = agui.RunAgentInput(
+            thread_id="asked",
+            run_id="other-client",
+            messages=[agui.UserMessage(id="u-asked", content="list the files")],
+            tools=[],
+            context=[],
+            state=None,
+            forwarded_props=None,
+        )
+        loop.run(host.runs().start(runtime, asked, lambda item: None))  # waits on an approval
+        refused = turn("asked", 30)
+        assert refused.error is not None and "interrupt_pending" in refused.error
+        assert free("asked")
+    finally:
+        reset_kernel_host()
+
+
 # -- time limits on the agent's code -----------------------------------------------------------
 
 LOOP = "import time\nwhile True:\n    time.sleep(0.1)"

@@ -209,3 +209,44 @@ def test_a_session_waits_out_a_busy_thread_when_asked_to(
     next_turn("shared")
     assert session.ask("two", wait=10) == "Second."
     session.close()
+
+
+async def test_however_a_sessions_run_ends_its_thread_is_free_again(tmp_path: Path) -> None:
+    """Cancelled mid-answer, finished, or refused after the thread was claimed (an approval
+    waits): each run lets the thread go, so the next ask is never ``run_busy``."""
+    import asyncio
+    import io
+
+    path = tmp_path / ".gsloth.config.json"
+    shell = {"toolCalls": [{"name": "run_shell_command", "args": {"command": "ls"}}]}
+    responses = [{"content": "slow " * 400, "delayMs": 5}, "Done.", shell, "never reached"]
+    config = {
+        "llm": {"type": "fake", "responses": responses},
+        "approvals": "manual",
+        "builtInTools": ["run_shell_command"],
+    }
+    path.write_text(json.dumps(config))
+    session = Session(path)
+    runtime = await session.registry.runtime("default")
+    streamed = asyncio.Event()
+
+    class Out(io.StringIO):
+        def write(self, text: str) -> int:
+            streamed.set()
+            return len(text)
+
+    asking = asyncio.ensure_future(session.aask("a long one", stream=Out()))
+    await streamed.wait()
+    asking.cancel()  # the cell was interrupted mid-answer
+    with pytest.raises(asyncio.CancelledError):
+        await asking
+    assert await runtime.running(session.thread_id) is None
+    assert await session.aask("a short one") == "Done."
+    assert await runtime.running(session.thread_id) is None
+    assert await session.aask("list the files") == ""  # stops at the approval
+    for _ in range(2):  # refused after the claim, and the claim let go each time
+        with pytest.raises(ProtocolError) as refused:
+            await session.aask("and now?")
+        assert refused.value.code == "interrupt_pending"
+        assert await runtime.running(session.thread_id) is None
+    session.close()

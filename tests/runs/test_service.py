@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import pytest
 
 from gth_jupyter.agui import ProtocolError, ThreadRun, parse_request
+from gth_jupyter.contract.run import RunEnd
 from gth_jupyter.runs import LocalJournals, RunInfo, RunJournal, RunService, Transport
 from tests.conftest import RuntimeFactory, body
 
@@ -157,3 +159,87 @@ async def test_a_cancelled_pump_still_hands_the_transport_every_frame_it_journal
     assert b"RUN_FINISHED" not in sink.data and b"TEXT_MESSAGE_CONTENT" in sink.data
     assert sink.data == b"".join(journal.after(0))  # nothing journaled was held back
     assert flushed[-1] == len(sink.data)  # and the transport was flushed after it
+
+
+HELLO = [{"id": "u1", "role": "user", "content": "hi"}]
+#: A resume answering nothing: the thread is claimed, then the plan refuses it.
+NOTHING_WAITS = {"resume": [{"interruptId": "i-1", "status": "resolved"}]}
+
+
+@pytest.mark.parametrize("ending", ["refused", "cancelled", "finished"])
+@pytest.mark.parametrize("way", ["http", "comm", "reader"])
+async def test_however_a_run_ends_its_thread_is_free_again(
+    make_runtime: RuntimeFactory, way: str, ending: str
+) -> None:
+    """One owner lets the thread go, for each way a run starts: journaled (HTTP), streamed
+    with no journal (the widget's comm) and read in this process (``Session``, headless)."""
+    runs = RunService()
+    first = {"content": "one two three " * 200, "delayMs": 5} if ending == "cancelled" else "Hi."
+    runtime = make_runtime([first, "Next."])
+    extra = NOTHING_WAITS if ending == "refused" else {}
+    request = parse_request(body("t1", "r1", HELLO, **extra))
+    sink = Sink()
+    opened: list[bool] = []
+    read: list[Any] = []
+
+    def reader(item: Any) -> None:
+        read.append(item)
+        sink.write(b"TEXT_MESSAGE_CONTENT")  # something streamed
+
+    to: Any = reader
+    if way != "reader":
+        key = "r1" if way == "http" else None
+        to = Transport(sink.write, sink.flush, lambda: opened.append(True), run_key=key)
+    starting = asyncio.ensure_future(runs.start(runtime, request, to))
+    if ending == "refused":
+        with pytest.raises(ProtocolError) as refused:
+            await starting
+        assert refused.value.code == "no_pending_interrupt"
+        assert sink.data == b"" and not opened and not read  # nothing streamed
+    elif ending == "cancelled":
+        await sink.wait(lambda data: b"TEXT_MESSAGE_CONTENT" in data)
+        if way == "http":
+            runs.leave("r1")  # the client went away
+            await starting
+        else:
+            starting.cancel()  # the comm's abort; a cell interrupted
+            with pytest.raises(asyncio.CancelledError):
+                await starting
+        assert b"RUN_FINISHED" not in sink.data and not any(isinstance(i, RunEnd) for i in read)
+    else:
+        await starting
+        assert isinstance(read[-1], RunEnd) if way == "reader" else b"RUN_FINISHED" in sink.data
+    assert await runtime.running("t1") is None  # no claim left behind, here or in its lease
+    again = parse_request(body("t1", "r2", [{"id": "u2", "role": "user", "content": "again"}]))
+    await runs.start(runtime, again, lambda item: None)  # the next run is not run_busy
+
+
+async def test_a_busy_thread_is_refused_at_once_unless_the_host_waits(
+    make_runtime: RuntimeFactory,
+) -> None:
+    runs = RunService()
+    runtime = make_runtime(["Done."])
+    request = parse_request(body("t1", "r1", HELLO))
+    held = await runtime.claim("t1", "elsewhere")  # another run holds the thread
+    with pytest.raises(ProtocolError) as busy:
+        await runs.start(runtime, request, lambda item: None)
+    assert (busy.value.status, busy.value.code) == (409, "run_busy")
+    asked: list[bool] = []
+
+    async def give_up() -> bool:
+        asked.append(False)
+        return False
+
+    with pytest.raises(ProtocolError) as still:
+        await runs.start(runtime, request, lambda item: None, retry=give_up)
+    assert still.value.code == "run_busy" and asked == [False]
+
+    async def wait_for_it() -> bool:
+        asked.append(True)
+        held.release()  # the other run ends while this one waits
+        return True
+
+    read: list[Any] = []
+    await runs.start(runtime, request, read.append, retry=wait_for_it)
+    assert asked == [False, True] and isinstance(read[-1], RunEnd)
+    assert await runtime.running("t1") is None

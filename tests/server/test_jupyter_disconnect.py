@@ -71,3 +71,44 @@ async def test_busy_thread_is_409_and_a_disconnect_frees_it(
         pytest.fail("the thread stayed busy after the client disconnected")
     text = "".join(e.get("delta", "") for e in parse_sse(response.body))
     assert text == "Fresh answer."
+
+
+async def test_however_a_run_ends_its_thread_is_free_again(
+    jp_fetch, jp_serverapp, http_server_client, jp_base_url
+) -> None:
+    """Refused after its thread was claimed, stopped mid-stream, finished: each run lets the
+    thread go (the client's disconnect is the test above)."""
+    port = http_server_client.get_http_port()
+    token = jp_serverapp.identity_provider.token
+    path = f"{jp_base_url}gth/agents/default/run"
+
+    def run_body(run_id: str, **extra: Any) -> str:
+        hello = [{"id": f"u-{run_id}", "role": "user", "content": "hi"}]
+        return json.dumps({"threadId": "t", "runId": run_id, "messages": hello, **extra})
+
+    async def busy() -> bool:
+        return bool(json.loads((await jp_fetch("gth", "threads", "t")).body)["busy"])
+
+    # A resume that answers nothing: the thread is claimed, then the plan refuses it.
+    nothing_waits = run_body("r0", resume=[{"interruptId": "i-1", "status": "resolved"}])
+    with pytest.raises(HTTPClientError) as refused:
+        await jp_fetch("gth", "agents", "default", "run", method="POST", body=nothing_waits)
+    assert refused.value.code == 409
+    assert json.loads(refused.value.response.body)["code"] == "no_pending_interrupt"
+    assert not await busy()
+
+    reader, writer = await open_stream(port, path, token, run_body("r1"))
+    await reader.readuntil(b"TEXT_MESSAGE_CONTENT")
+    assert (await jp_fetch("gth", "runs", "r1", method="DELETE")).code == 204
+    await reader.readuntil(b"run_cancelled")
+    writer.close()
+    for _ in range(50):  # the stopped run lets go as it ends
+        if not await busy():
+            break
+        await asyncio.sleep(0.05)
+    else:
+        pytest.fail("the thread stayed busy after its run was stopped")
+
+    response = await jp_fetch("gth", "agents", "default", "run", method="POST", body=run_body("r2"))
+    assert parse_sse(response.body)[-1]["type"] == "RUN_FINISHED"
+    assert not await busy()
