@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import html
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from .markdown import md_code, md_code_span, md_text
@@ -31,6 +33,7 @@ __all__ = [
     "as_list",
     "cell_text",
     "cut",
+    "js_number",
 ]
 
 _CARD_STYLE = "border-left:3px solid #8888;padding:2px 0 2px 10px;margin:6px 0"
@@ -216,12 +219,54 @@ def cut(text: str, limit: int) -> str:
 
 
 def cell_text(value: Any) -> str:
-    """A value as a table cell shows it: None as "null", objects as JSON."""
+    """A value as a table cell shows it: None as "null", objects as JSON; written as the
+    widget's cells write them (JavaScript's ``String`` and ``JSON.stringify``: ``true``, ``1``
+    for ``1.0``, no spaces)."""
     if value is None:
         return "null"
     if isinstance(value, (dict, list)):
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(_js_numbers(value), ensure_ascii=False, separators=(",", ":"))
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return js_number(value)
     return str(value)
+
+
+def js_number(value: float) -> str:
+    """A float as JavaScript writes a number (``Number.prototype.toString``): the same shortest
+    digits as ``repr``, a whole number without ``.0``, exponents only past 1e21 and below 1e-6."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "0"
+    sign, digits, exponent = Decimal(repr(value)).as_tuple()
+    text = "".join(map(str, digits)).rstrip("0") or "0"
+    point = len(digits) + int(exponent)  # where the decimal point falls after the digits' start
+    k = len(text)
+    if k <= point <= 21:
+        out = text + "0" * (point - k)
+    elif 0 < point <= 21:
+        out = f"{text[:point]}.{text[point:]}"
+    elif -6 < point <= 0:
+        out = f"0.{'0' * -point}{text}"
+    else:
+        e = point - 1
+        out = f"{text[0]}{'.' + text[1:] if k > 1 else ''}e{'+' if e >= 0 else '-'}{abs(e)}"
+    return f"-{out}" if sign else out
+
+
+def _js_numbers(value: Any) -> Any:
+    """``value`` with whole floats as ints, so that JSON writes them as JavaScript does."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    if isinstance(value, list):
+        return [_js_numbers(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _js_numbers(v) for k, v in value.items()}
+    return value
 
 
 def as_list(value: Any) -> list[Any]:

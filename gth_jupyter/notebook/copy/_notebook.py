@@ -20,8 +20,14 @@ SOURCE_CHARS = 20000
 
 
 def _first_line(source: Any) -> str:
-    line = next((s for s in str(source or "").split("\n") if s.strip()), "")
+    # nbformat's list of lines joined, as the widget's notebook_summary.joinText does.
+    text = "".join(map(str, source)) if isinstance(source, list) else str(source or "")
+    line = next((s for s in text.split("\n") if s.strip()), "")
     return line if len(line) <= FIRST_LINE else line[:FIRST_LINE] + "…"
+
+
+def _index(cell: Mapping[str, Any]) -> str:
+    return "?" if cell.get("index") is None else str(cell["index"])
 
 
 def notebook_args(name: str, args: Mapping[str, Any]) -> list[Block]:
@@ -47,9 +53,7 @@ def notebook_result(name: str, v: Mapping[str, Any]) -> list[Block] | None:
     """A notebook tool's result drawn, or None when it has another shape."""
     if name == "read_notebook" and isinstance(v.get("cells"), list):
         cells = [c for c in v["cells"] if isinstance(c, dict)]
-        span = (
-            f" (cells {cells[0].get('index')}\N{EN DASH}{cells[-1].get('index')})" if cells else ""
-        )
+        span = f" (cells {_index(cells[0])}\N{EN DASH}{_index(cells[-1])})" if cells else ""
         total = v.get("cell_count") if isinstance(v.get("cell_count"), int) else len(cells)
         path = f" of {v['path']}" if isinstance(v.get("path"), str) and v["path"] else ""
         rows = []
@@ -69,7 +73,7 @@ def notebook_result(name: str, v: Mapping[str, Any]) -> list[Block] | None:
             )
             rows.append(
                 [
-                    str(c.get("index", "?")),
+                    _index(c),
                     str(c.get("type", "")),
                     _first_line(c.get("source")),
                     mark,
@@ -97,7 +101,7 @@ def notebook_result(name: str, v: Mapping[str, Any]) -> list[Block] | None:
         lines = [str(line) for line in v["diff"]]
         if not lines:
             return [Line(f"Cell {v['cell_id']} unchanged.")]
-        added, removed = v.get("added", 0), v.get("removed", 0)
+        added, removed = (0 if v.get(k) is None else v[k] for k in ("added", "removed"))
         head = f"Edited cell {v['cell_id']}: +{added} \N{MINUS SIGN}{removed} lines."
         return [Line(head), Code(cut("\n".join(lines), SOURCE_CHARS), "diff")]
     return None

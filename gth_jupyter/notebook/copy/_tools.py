@@ -14,12 +14,26 @@ Every value here came from the model, the kernel or the browser: it goes into bl
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from ...contract.names import NOTEBOOK_TOOLS, PHOTO_PLACEHOLDER
 from ...kernel.execute import strip_ansi
-from ._blocks import Block, Card, Code, Image, Line, Note, Table, as_list, cell_text, cut
+from ._blocks import (
+    Block,
+    Card,
+    Code,
+    Image,
+    Line,
+    Note,
+    Table,
+    as_list,
+    cell_text,
+    cut,
+    js_number,
+)
 from ._notebook import notebook_args, notebook_result
 from .markdown import inline_image_url
 
@@ -39,20 +53,23 @@ _WAITING = {"approval": "awaiting approval", "browser": "waiting for the browser
 
 
 def _size(n: Any) -> str:
-    if not isinstance(n, (int, float)) or n < 0:
+    """Bytes as the widget's ``humanBytes`` writes them (``js/src/view/kernelcards.js``): halves
+    rounded up, as JavaScript's ``toFixed`` and ``Math.round`` do."""
+    if isinstance(n, bool) or not isinstance(n, (int, float)) or not math.isfinite(n) or n < 0:
         return ""
     units = ["B", "KB", "MB", "GB", "TB"]
     i, v = 0, float(n)
     while v >= 1024 and i < len(units) - 1:
         v, i = v / 1024, i + 1
-    return (
-        f"{int(v)} B" if i == 0 else f"{v:.1f} {units[i]}" if v < 10 else f"{round(v)} {units[i]}"
-    )
+    if i == 0:
+        return f"{js_number(v)} B"
+    step = Decimal("0.1") if v < 10 else Decimal(1)
+    return f"{Decimal(v).quantize(step, ROUND_HALF_UP)} {units[i]}"
 
 
 def _shape(v: Mapping[str, Any]) -> str:
     if isinstance(v.get("shape"), list):
-        return "\N{MULTIPLICATION SIGN}".join(str(s) for s in v["shape"])
+        return "\N{MULTIPLICATION SIGN}".join(cell_text(s) for s in v["shape"])
     return f"len {v['length']}" if isinstance(v.get("length"), int) else ""
 
 
@@ -107,7 +124,7 @@ def _variables(v: Mapping[str, Any]) -> list[Block]:
         rows.append(
             [
                 cell_text(x.get("name")),
-                cell_text(x.get("type", "")),
+                cell_text("" if x.get("type") is None else x["type"]),
                 _shape(x),
                 _size(x.get("size_bytes")),
                 columns,

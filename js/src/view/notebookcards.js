@@ -4,7 +4,7 @@
 // goes in as text only; a plot becomes an <img> only through media.js's inlineImageUrl.
 
 import { EDIT_CELL, INSERT_CELL, READ_NOTEBOOK } from "../tools/notebook.js";
-import { lineDiff } from "../tools/notebook_summary.js";
+import { joinText, lineDiff } from "../tools/notebook_summary.js";
 import { h } from "./dom.js";
 import { parseResult, renderRunPython } from "./kernelcards.js";
 
@@ -14,9 +14,9 @@ const FIRST_LINE = 100;
 /** Whether `name` is one of the notebook tools drawn here. */
 export const isNotebookTool = (/** @type {string} */ name) => name === READ_NOTEBOOK || name === INSERT_CELL || name === EDIT_CELL;
 
-/** A cell's first non-empty line, cut. @param {unknown} source */
+/** A cell's first non-empty line, cut (nbformat's list of lines joined). @param {unknown} source */
 function firstLine(source) {
-  const line = String(source ?? "").split("\n").find((l) => l.trim()) ?? "";
+  const line = joinText(source).split("\n").find((l) => l.trim()) ?? "";
   return line.length > FIRST_LINE ? `${line.slice(0, FIRST_LINE)}…` : line;
 }
 
@@ -24,14 +24,17 @@ function firstLine(source) {
 export function renderRead(doc, v) {
   if (!Array.isArray(v?.cells)) return null;
   const cells = /** @type {any[]} */ (v.cells).filter((c) => c && typeof c === "object");
-  const first = cells[0]?.index;
-  const range = cells.length ? ` (cells ${first}–${cells[cells.length - 1].index})` : "";
-  const head = `Read ${cells.length} of ${Number(v.cell_count) || cells.length} cells${range}${v.path ? ` of ${v.path}` : ""}.`;
+  const index = (/** @type {any} */ c) => String(c?.index ?? "?");
+  const range = cells.length ? ` (cells ${index(cells[0])}–${index(cells[cells.length - 1])})` : "";
+  // As the saved copy words it: a count only if it is a whole number, a path only if it is text.
+  const total = Number.isInteger(v.cell_count) ? v.cell_count : cells.length;
+  const path = typeof v.path === "string" && v.path ? ` of ${v.path}` : "";
+  const head = `Read ${cells.length} of ${total} cells${range}${path}.`;
   const rows = cells.slice(0, LIST_CELLS).map((c) => {
     const failed = Array.isArray(c.outputs) ? c.outputs.find((/** @type {any} */ o) => o?.type === "error") : null;
     const marks = [c.asking ? "asking" : "", failed ? `${failed.ename}` : ""].filter(Boolean).join(" · ");
     return h(doc, "li", { cls: "gth-nb-cell", data: { type: String(c.type ?? ""), ...(c.asking ? { asking: "true" } : {}), ...(failed ? { error: "true" } : {}) } }, [
-      h(doc, "span", { cls: "gth-nb-index", text: `[${String(c.index ?? "?")}]` }),
+      h(doc, "span", { cls: "gth-nb-index", text: `[${index(c)}]` }),
       h(doc, "span", { cls: "gth-nb-type", text: c.type === "markdown" ? "md" : String(c.type ?? "") }),
       h(doc, "code", { cls: "gth-nb-line", text: firstLine(c.source) }),
       marks ? h(doc, "span", { cls: "gth-nb-mark", text: marks }) : null,
