@@ -1,8 +1,10 @@
 """Refusals before a stream opens: an HTTP status, a stable ``code`` and a sentence.
 
-Refusals of the request itself (its size, its JSON, its shape) are made here; refusals the
-agent raises (:class:`~gth_jupyter.contract.errors.AgentError`: no such agent, a busy thread, an
-answer to nothing) keep their code and get their HTTP status from :func:`from_agent_error`.
+Every refusal a host answers is made here, so each has one home: of the request itself (its
+size, its JSON, its shape), of a route (no such route, grant or sign-in; the standalone server's
+host and token checks), of a widget's malformed comm message. Refusals the agent raises
+(:class:`~gth_jupyter.contract.errors.AgentError`: no such agent, a busy thread, an answer to
+nothing) keep their code and the HTTP status their class says, through :func:`from_agent_error`.
 """
 
 from __future__ import annotations
@@ -17,28 +19,26 @@ __all__ = [
     "body_too_large",
     "events_expired",
     "from_agent_error",
+    "grant_not_found",
+    "host_not_allowed",
     "invalid_input",
     "invalid_json",
+    "invalid_message",
     "journal_unavailable",
     "kernel_forbidden",
     "kernel_not_found",
+    "oauth_state_mismatch",
+    "oauth_state_unknown",
+    "route_not_found",
     "run_elsewhere",
     "run_exists",
     "run_not_found",
     "thread_not_found",
+    "unauthorized",
 ]
 
 #: What a ``409 run_busy`` asks a client to wait before it tries again.
 RETRY_AFTER_SECONDS = 2
-
-_AGENT_STATUS = {
-    "agent_not_found": 404,
-    "agent_unavailable": 503,
-    "run_busy": 409,
-    "no_pending_interrupt": 409,
-    "interrupt_mismatch": 409,
-    "interrupt_pending": 409,
-}
 
 
 class ProtocolError(CodedError):
@@ -65,11 +65,10 @@ class ProtocolError(CodedError):
 
 
 def from_agent_error(exc: AgentError) -> ProtocolError:
-    """The HTTP refusal for an agent-level error, its code and sentence unchanged."""
+    """The HTTP refusal for an agent-level error: its status (its class says it), code and
+    sentence unchanged."""
     headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if isinstance(exc, RunBusyError) else None
-    return ProtocolError(
-        _AGENT_STATUS.get(exc.code, 409), exc.code, exc.message, exc.detail, headers
-    )
+    return ProtocolError(exc.status, exc.code, exc.message, exc.detail, headers)
 
 
 def invalid_json(reason: str) -> ProtocolError:
@@ -165,4 +164,62 @@ def journal_unavailable(run: str) -> ProtocolError:
         f"The events of run {run[:80]!r} cannot be read right now (the shared journal is "
         "unreachable); try again shortly.",
         headers={"Retry-After": "2"},
+    )
+
+
+def invalid_message(why: str) -> ProtocolError:
+    """A widget's comm message the kernel cannot read (the comm's own refusals, beside HTTP's)."""
+    return ProtocolError(400, "invalid_message", f"The widget sent a malformed message: {why}.")
+
+
+def route_not_found() -> ProtocolError:
+    """A path no route serves (the standalone server answers every other path so)."""
+    return ProtocolError(404, "not_found", "There is no such route.")
+
+
+def grant_not_found(grant: str) -> ProtocolError:
+    return ProtocolError(
+        404,
+        "grant_not_found",
+        f"There is no standing approval '{grant}'; it may have been revoked already, or the "
+        "server restarted.",
+    )
+
+
+def oauth_state_mismatch() -> ProtocolError:
+    """An MCP sign-in another user started: theirs goes on waiting, no token is stored."""
+    return ProtocolError(
+        403,
+        "oauth_state_mismatch",
+        "This MCP server authorization was started by another user; only they can complete it. "
+        "Start your own from your widget.",
+    )
+
+
+def oauth_state_unknown() -> ProtocolError:
+    return ProtocolError(
+        400,
+        "oauth_state_unknown",
+        "No MCP server authorization waits for this state; it may have finished already, or "
+        "the server restarted. Start the authorization again.",
+    )
+
+
+def host_not_allowed() -> ProtocolError:
+    """The standalone server on loopback, asked under another ``Host`` (DNS rebinding)."""
+    return ProtocolError(
+        403,
+        "host_not_allowed",
+        "This server listens on loopback only and answers requests addressed to localhost, "
+        "127.0.0.1 or [::1]; a page whose domain points at this machine may not use it.",
+    )
+
+
+def unauthorized() -> ProtocolError:
+    """The standalone server without its token."""
+    return ProtocolError(
+        401,
+        "unauthorized",
+        "A valid token is required: send 'Authorization: token <T>'.",
+        headers={"WWW-Authenticate": 'Token realm="gth-jupyter"'},
     )

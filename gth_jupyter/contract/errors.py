@@ -2,11 +2,13 @@
 snake_case ``code``, a ``message`` sentence and a JSON-shaped ``detail``), and the refusals the
 agent raises before a run starts.
 
-The protocol layer maps the agent's refusals to HTTP statuses
-(:func:`gth_jupyter.agui.errors.from_agent_error`) and keeps the code and the sentence, so a
-client matches on the code whatever the transport. The other families (``ProtocolError``,
-``ConfigError``, ``KernelClientError``, ``ModelConfigError``, ``FakeModelError``) live beside the
-code that raises them and share this base.
+Each class says the HTTP ``status`` a host refuses with, beside its code: every agent refusal
+declares its own (a subclass without one is refused as it is defined), and the protocol layer
+(:func:`gth_jupyter.agui.errors.from_agent_error`) keeps the code, the sentence and that status,
+so a client matches on the code whatever the transport (the comm sends the status too). The
+other families (``ProtocolError``, with a status per refusal, ``ConfigError``,
+``KernelClientError``, ``ModelConfigError``, ``FakeModelError``) live beside the code that raises
+them and share this base; those no host answers as such keep its 500.
 """
 
 from __future__ import annotations
@@ -34,9 +36,10 @@ __all__ = [
 class CodedError(Exception):
     """An error a caller can act on: ``code`` is stable (snake_case), ``message`` a sentence,
     ``detail`` JSON-shaped or ``None``. A family sets its ``code`` on the class; an instance may
-    name a more precise one."""
+    name a more precise one. ``status``: the HTTP status a host answers it with."""
 
     code = "error"
+    status = 500
 
     def __init__(self, message: str, detail: Any = None, *, code: str | None = None) -> None:
         super().__init__(message)
@@ -47,9 +50,17 @@ class CodedError(Exception):
 
 
 class AgentError(CodedError):
-    """A refusal before a run starts; ``detail`` is a JSON object or ``None``."""
+    """A refusal before a run starts; ``detail`` is a JSON object or ``None``. Each kind says
+    its own HTTP ``status`` (a subclass that does not is refused as it is defined), so no new
+    refusal is answered with another's."""
 
     code = "agent_error"
+    status = 409
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "status" not in cls.__dict__:
+            raise TypeError(f"{cls.__name__} must say the HTTP status a host refuses it with")
 
     def __init__(self, message: str, detail: dict[str, Any] | None = None) -> None:
         super().__init__(message, detail)
@@ -57,6 +68,7 @@ class AgentError(CodedError):
 
 class AgentNotFoundError(AgentError):
     code = "agent_not_found"
+    status = 404
 
     def __init__(self, name: str, known: Sequence[str]) -> None:
         super().__init__(
@@ -67,6 +79,7 @@ class AgentNotFoundError(AgentError):
 
 class AgentUnavailableError(AgentError):
     code = "agent_unavailable"
+    status = 503
 
     def __init__(self, reason: BaseException | str) -> None:
         super().__init__(f"The agent could not be built from the configuration: {reason}")
@@ -76,6 +89,7 @@ class RunBusyError(AgentError):
     """A run is already in flight on this thread."""
 
     code = "run_busy"
+    status = 409
 
     def __init__(self, thread_id: str) -> None:
         super().__init__(
@@ -87,6 +101,7 @@ class RunBusyError(AgentError):
 
 class NoPendingInterruptError(AgentError):
     code = "no_pending_interrupt"
+    status = 409
 
     def __init__(self, thread_id: str) -> None:
         super().__init__(
@@ -98,6 +113,7 @@ class NoPendingInterruptError(AgentError):
 
 class InterruptMismatchError(AgentError):
     code = "interrupt_mismatch"
+    status = 409
 
     def __init__(self, message: str, pending: Sequence[PendingInterrupt]) -> None:
         super().__init__(message, {"pending": describe_pending(pending)})
@@ -105,6 +121,7 @@ class InterruptMismatchError(AgentError):
 
 class InterruptPendingError(AgentError):
     code = "interrupt_pending"
+    status = 409
 
     def __init__(self, pending: Sequence[PendingInterrupt]) -> None:
         super().__init__(

@@ -19,6 +19,7 @@ from typing import NamedTuple
 from tornado import web
 
 from ..agui import ProtocolError, admit_thread, runtime_of, thread_view
+from ..agui.errors import grant_not_found, oauth_state_mismatch, oauth_state_unknown
 from ..agui.owners import client_record
 from ..contract.names import DEFAULT_AGENT
 from .run_routes import RunRoutes
@@ -94,24 +95,10 @@ class GthRoutesMixin(RunRoutes):
         owner = self.requester().name
         delivery = self.registry.deliver_oauth(state, "" if error else code, owner)
         if state and delivery == "mismatch":
-            self.send_json(
-                403,
-                {
-                    "code": "oauth_state_mismatch",
-                    "message": "This MCP server authorization was started by another user; "
-                    "only they can complete it. Start your own from your widget.",
-                },
-            )
+            self.send_refusal(oauth_state_mismatch())
             return
         if not state or delivery != "delivered":
-            self.send_json(
-                400,
-                {
-                    "code": "oauth_state_unknown",
-                    "message": "No MCP server authorization waits for this state; it may have "
-                    "finished already, or the server restarted. Start the authorization again.",
-                },
-            )
+            self.send_refusal(oauth_state_unknown())
             return
         if error:
             title, text = "Authorization refused", f"The authorization was refused ({error})."
@@ -180,14 +167,7 @@ class GthRoutesMixin(RunRoutes):
         """``204`` once the grant is gone; ``404 grant_not_found`` when there is none."""
         store = self.registry.grants
         if store is None or not store.revoke(grant_id, self.requester().name):
-            self.send_json(
-                404,
-                {
-                    "code": "grant_not_found",
-                    "message": f"There is no standing approval '{grant_id}'; it may have been "
-                    "revoked already, or the server restarted.",
-                },
-            )
+            self.send_refusal(grant_not_found(grant_id))
             return
         self.set_status(204)
         self.finish()

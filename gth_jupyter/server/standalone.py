@@ -25,6 +25,7 @@ from tornado import web
 
 from ..agent import AgentRegistry
 from ..agui import Requester
+from ..agui.errors import host_not_allowed, route_not_found, unauthorized
 from ..config import EffectiveConfig
 from ..runs import Journals, RunService
 from .host import HOST_KEY, GthHost
@@ -101,15 +102,7 @@ class StandaloneHandler(GthRoutesMixin):
         if self.host.check_host and not is_loopback_host(
             self.request.headers.get("Host", "localhost")
         ):
-            self.send_json(
-                403,
-                {
-                    "code": "host_not_allowed",
-                    "message": "This server listens on loopback only and answers requests "
-                    "addressed to localhost, 127.0.0.1 or [::1]; a page whose domain points "
-                    "at this machine may not use it.",
-                },
-            )
+            self.send_refusal(host_not_allowed())
             return
         if self.request.method == "OPTIONS":
             return
@@ -119,14 +112,7 @@ class StandaloneHandler(GthRoutesMixin):
         if scheme.lower() not in ("token", "bearer") or not hmac.compare_digest(
             given.strip().encode(), expected.encode()
         ):
-            self.set_header("WWW-Authenticate", 'Token realm="gth-jupyter"')
-            self.send_json(
-                401,
-                {
-                    "code": "unauthorized",
-                    "message": "A valid token is required: send 'Authorization: token <T>'.",
-                },
-            )
+            self.send_refusal(unauthorized())
 
     def options(self, *args: Any) -> None:
         self.set_status(204)
@@ -226,7 +212,7 @@ class NotFoundHandler(StandaloneHandler):
     CORS answers only on real routes."""
 
     def get(self, *args: Any) -> None:
-        self.send_json(404, {"code": "not_found", "message": "There is no such route."})
+        self.send_refusal(route_not_found())
 
     post = put = patch = delete = head = options = get
 

@@ -6,9 +6,25 @@ from typing import Any
 
 import pytest
 
-from gth_jupyter.agui.errors import ProtocolError, from_agent_error
+from gth_jupyter.agui.errors import (
+    ProtocolError,
+    from_agent_error,
+    grant_not_found,
+    host_not_allowed,
+    invalid_message,
+    oauth_state_mismatch,
+    oauth_state_unknown,
+    route_not_found,
+    unauthorized,
+)
 from gth_jupyter.config import ConfigError
-from gth_jupyter.contract.errors import CodedError, RunBusyError
+from gth_jupyter.contract.errors import (
+    AgentError,
+    AgentNotFoundError,
+    AgentUnavailableError,
+    CodedError,
+    RunBusyError,
+)
 from gth_jupyter.kernel import KernelClientError
 from gth_jupyter.models.fake import FakeModelError
 from gth_jupyter.models.resolve import ModelConfigError, resolve_model
@@ -67,3 +83,54 @@ def test_an_agent_refusal_keeps_its_code_sentence_and_detail_over_http() -> None
     refusal = from_agent_error(RunBusyError("t-9"))
     assert (refusal.code, refusal.detail) == ("run_busy", {"threadId": "t-9"})
     assert refusal.to_json()["message"] == RunBusyError("t-9").message
+
+
+def _agent_refusals() -> list[type[AgentError]]:
+    found, pending = [], list(AgentError.__subclasses__())
+    while pending:
+        cls = pending.pop()
+        found.append(cls)
+        pending.extend(cls.__subclasses__())
+    return found
+
+
+def test_every_agent_refusal_says_its_own_http_status_and_the_hosts_answer_with_it() -> None:
+    refusals = _agent_refusals()
+    assert {c.code for c in refusals} >= {"agent_not_found", "agent_unavailable", "run_busy"}
+    for cls in refusals:
+        assert "status" in vars(cls), cls.__name__
+    assert from_agent_error(AgentNotFoundError("x", ["default"])).status == 404
+    assert from_agent_error(AgentUnavailableError("no model")).status == 503
+    assert from_agent_error(RunBusyError("t")).headers == {"Retry-After": "2"}
+
+
+def test_a_new_agent_refusal_cannot_leave_its_status_out() -> None:
+    """The status table gave any code it did not know a 409: a refusal that means 'gone' or
+    'not yours' was answered as a conflict. Now a refusal without its status is no class."""
+    with pytest.raises(TypeError, match="HTTP status"):
+
+        class QuotaError(AgentError):  # no status
+            code = "quota_exceeded"
+
+    class GoneError(AgentError):
+        code = "thread_gone"
+        status = 410
+
+    refusal = from_agent_error(GoneError("The thread is gone."))
+    assert (refusal.status, refusal.code) == (410, "thread_gone")
+
+
+def test_the_hosts_own_refusals_are_coded_and_have_one_home() -> None:
+    for refusal in (
+        grant_not_found("g-1"),
+        oauth_state_mismatch(),
+        oauth_state_unknown(),
+        host_not_allowed(),
+        unauthorized(),
+        route_not_found(),
+        invalid_message("turnIds must be a list"),
+    ):
+        body = refusal.to_json()
+        assert body["code"] == refusal.code and body["message"].endswith(".")
+        assert 400 <= refusal.status < 500
+    assert unauthorized().headers == {"WWW-Authenticate": 'Token realm="gth-jupyter"'}

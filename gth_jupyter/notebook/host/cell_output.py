@@ -161,17 +161,10 @@ def refresh_on_turn_end(
     elif page_view is not None and not _is_view(page_view):
         problem = "view must hold a list of messages and a list of interrupts"
     if problem:
-        widget.send(
-            {
-                "type": "error",
-                "requestId": request_id,
-                "status": 400,
-                "body": {
-                    "code": "invalid_message",
-                    "message": f"The widget sent a malformed message: {problem}.",
-                },
-            }
-        )
+        from ...agui.errors import invalid_message
+        from .comm_transport import refusal_message
+
+        widget.send(refusal_message(request_id, invalid_message(problem)))
         return None
     if not turns and widget.turn_id:
         turns = [widget.turn_id]

@@ -139,8 +139,18 @@ class CommTransport:
         self._send({"type": "history", "requestId": request_id, **view})
 
     def _refuse(self, request_id: str, error: ProtocolError) -> None:
-        body = error.to_json()
-        self._send({"type": "error", "requestId": request_id, "status": error.status, "body": body})
+        self._send(refusal_message(request_id, error))
+
+
+def refusal_message(request_id: str, error: ProtocolError) -> dict[str, Any]:
+    """A refusal as the comm sends it: the HTTP refusal's status and body, so the widget reads
+    it as it reads an HTTP one (``js/src/transport.js``)."""
+    return {
+        "type": "error",
+        "requestId": request_id,
+        "status": error.status,
+        "body": error.to_json(),
+    }
 
 
 def _default_agent() -> str:
@@ -154,6 +164,6 @@ def _dumps(value: Any) -> bytes:
 
 
 def _bad_message(why: str) -> ProtocolError:
-    from ...agui import ProtocolError
+    from ...agui.errors import invalid_message
 
-    return ProtocolError(400, "invalid_message", f"The widget sent a malformed message: {why}.")
+    return invalid_message(why)
