@@ -168,11 +168,7 @@ def test_a_sub_package_imports_only_the_floors_below_it(folder: str) -> None:
 
 
 #: What the static copy may import: it is pure (no IPython, no kernel state, no agent).
-COPY_MAY_IMPORT = (
-    "gth_jupyter.contract",
-    "gth_jupyter.kernel.execute",  # strip_ansi, a pure function
-    "gth_jupyter.notebook.copy",
-)
+COPY_MAY_IMPORT = ("gth_jupyter.contract", "gth_jupyter.notebook.copy")
 NOT_IN_THE_COPY = ("IPython", "ipykernel", "ipywidgets", "anywidget", "langchain", "langgraph")
 
 

@@ -19,7 +19,6 @@ from .errors import ProtocolError, from_agent_error
 from .history import thread_view, to_agui_messages
 from .owners import Requester, admit_thread
 from .request import (
-    DEFAULT_MAX_BODY_BYTES,
     RunRequest,
     detached,
     kernel_id,
@@ -29,7 +28,6 @@ from .request import (
 from .run import RuntimeSource, ThreadRun, runtime_of
 
 __all__ = [
-    "DEFAULT_MAX_BODY_BYTES",
     "ProtocolError",
     "Requester",
     "RunRequest",

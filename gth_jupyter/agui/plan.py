@@ -38,7 +38,7 @@ from ..contract.resume import (
 from ..contract.run import EMPTY_SCHEMA, ClientToolSpec, RunPlan, ThreadState
 from .messages import cancelled_result, convert_history, to_langchain
 
-__all__ = ["Decision", "decide"]
+__all__ = ["Decision", "decide_plan"]
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ class Decision:
     client_answered: set[str] = field(default_factory=set)
 
 
-def decide(
+def decide_plan(
     request: agui.RunAgentInput,
     state: ThreadState,
     *,

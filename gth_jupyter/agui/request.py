@@ -20,10 +20,10 @@ from typing import Any
 import ag_ui.core as agui
 from pydantic import ValidationError
 
+from ..config.effective import DEFAULT_MAX_BODY_BYTES
 from . import errors
 
 __all__ = [
-    "DEFAULT_MAX_BODY_BYTES",
     "MAX_ID_LENGTH",
     "MAX_NESTING",
     "RunRequest",
@@ -35,7 +35,6 @@ __all__ = [
     "turn_id",
 ]
 
-DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024
 MAX_ID_LENGTH = 512
 #: How many levels of objects and arrays the JSON a client sends may nest, counted from each
 #: field of the request (``state``, ``forwardedProps``, ``messages``, ``tools``, ``context``,

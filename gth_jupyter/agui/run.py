@@ -35,7 +35,7 @@ from . import errors
 from .dialect import Dialect, dialect_of, legacy_events
 from .mapping import EventMapper
 from .owners import Requester, admit_thread
-from .plan import Decision, decide
+from .plan import Decision, decide_plan
 from .request import RunRequest, read_request
 
 __all__ = ["RuntimeSource", "ThreadRun", "runtime_of"]
@@ -137,7 +137,7 @@ class ThreadRun:
         try:
             try:
                 state = await runtime.thread_state(key)
-                decision = decide(
+                decision = decide_plan(
                     given,
                     state,
                     turn=self.request.turn,

@@ -15,7 +15,8 @@ Each name has one home, and code imports it from there:
 - ``kernel``: :class:`~.kernel.KernelAccess`, the notebook kernel as the kernel tools see it;
 - ``messages``, ``names``: how a message is read, and the names and marks every layer shares.
 - ``spec``: the JSON specs Python and the widget's JavaScript both read (ANSI escapes and a
-  run's caps, inline image types, browser tools, approvals), so a constant has one home.
+  run's caps, inline image types, browser tools, approvals), so a constant has one home;
+- ``text``: text as the agent hands it on (ANSI escapes stripped, long text capped).
 
 This face imports nothing, so reading one name (the kernel's ``%gth`` reads ``DEFAULT_AGENT``)
 loads only its module.
@@ -33,4 +34,5 @@ __all__ = [
     "shared_state",
     "spec",
     "surfaces",
+    "text",
 ]

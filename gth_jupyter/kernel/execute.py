@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from gth_jupyter.contract.spec import spec
+from gth_jupyter.contract.text import cap, strip_ansi
 from gth_jupyter.kernel.client import Execution, KernelClient
 
 # One spec with insert_cell's run in the browser (js/src/tools/notebook_summary.js).
@@ -28,8 +29,6 @@ MAX_IMAGES: int = _OUTPUT["run"]["maxImages"]
 DISPLAY_CHARS: int = _OUTPUT["run"]["displayChars"]
 #: The image types a run keeps for the model, the first one an output holds.
 IMAGE_TYPES: tuple[str, ...] = tuple(_OUTPUT["run"]["imageTypes"])
-# CSI codes, and OSC sequences (hyperlinks) ended by their first BEL or ST: a link's text stays.
-_ANSI = re.compile(_OUTPUT["ansi"])
 # How base64 may be wrapped: ASCII white space, as the browser reads it.
 _WRAP = re.compile(r"[\t\n\v\f\r ]+")
 Status = Literal["ok", "error", "timeout"]
@@ -65,20 +64,6 @@ class RunResult:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able form (images included)."""
         return asdict(self)
-
-
-def strip_ansi(text: str) -> str:
-    """Removes ANSI colour and cursor escapes (IPython colours its tracebacks)."""
-    return _ANSI.sub("", text)
-
-
-def cap(text: str, limit: int = MAX_TEXT) -> str:
-    """Keeps the head and tail of ``text`` within ``limit`` characters, saying what was cut."""
-    if len(text) <= limit:
-        return text
-    half = limit // 2
-    cut = len(text) - 2 * half
-    return f"{text[:half]}\n… [{cut} characters cut] …\n{text[-half:]}"
 
 
 def shape(execution: Execution, *, max_text: int = MAX_TEXT) -> RunResult:

@@ -14,8 +14,8 @@ from jupyter_server.extension.application import ExtensionApp
 from traitlets import Enum, Float, Int, List, Unicode, observe
 
 from ..agent import AgentRegistry
-from ..agui import DEFAULT_MAX_BODY_BYTES
 from ..config import load_config
+from ..config.effective import DEFAULT_MAX_BODY_BYTES
 from ..config.handover import handover_env
 from ..kernel import KernelPool
 from ..runs import Journals, RunService, make_journals

@@ -14,8 +14,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from ..agent import AgentRegistry
-from ..agui import DEFAULT_MAX_BODY_BYTES
 from ..agui.errors import kernel_forbidden, kernel_not_found
+from ..config.effective import DEFAULT_MAX_BODY_BYTES
 from ..contract.kernel import KernelAccess
 from ..kernel import KernelPool
 from ..runs import RunService

@@ -12,11 +12,11 @@ from pydantic import BaseModel
 
 from gth_jupyter.tools.kinds import KIND_KEY, ToolKind
 
-__all__ = ["FileToolSpec", "Runtime", "emit_output", "make_file_tools", "make_tool"]
+__all__ = ["FileToolSpec", "InjectedRuntime", "emit_output", "make_file_tools", "make_tool"]
 
 #: How a tool function asks for LangGraph's ``ToolRuntime`` (stream writer, tool call id): a
 #: parameter named ``runtime`` of this type, ``None`` when the tool is invoked outside a graph.
-Runtime = Annotated[ToolRuntime | None, InjectedToolArg]
+InjectedRuntime = Annotated[ToolRuntime | None, InjectedToolArg]
 
 
 def make_tool(

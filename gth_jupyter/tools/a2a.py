@@ -40,13 +40,15 @@ from langchain_core.tools import BaseTool, ToolException
 from pydantic import BaseModel, Field
 
 from gth_jupyter.config.schema import A2aAgentConfig
-from gth_jupyter.tools._base import Runtime, make_tool
+from gth_jupyter.contract.text import cap
+from gth_jupyter.tools._base import InjectedRuntime, make_tool
 
 __all__ = [
     "DEFAULT_TIMEOUT",
     "MAX_CONVERSATIONS",
     "MAX_REPLY_CHARS",
     "Conversations",
+    "cap_reply",
     "make_a2a_tools",
 ]
 
@@ -55,6 +57,7 @@ log = logging.getLogger(__name__)
 #: Seconds one call may take, card included (httpx's own default, 5 s, is too short for agents).
 DEFAULT_TIMEOUT = 120.0
 MAX_REPLY_CHARS = 20_000
+_REPLY_CUT = "... [{} characters of the agent's reply left out] ..."
 MAX_CONVERSATIONS = 1000
 ERROR_PREFIX = "Error communicating with agent: "
 #: Bindings the tool speaks (gRPC would need ``a2a-sdk[grpc]``).
@@ -125,15 +128,9 @@ def _origin(url: str) -> tuple[str, str, int | None]:
     return parsed.scheme, parsed.host.lower(), parsed.port or _DEFAULT_PORTS.get(parsed.scheme)
 
 
-def cap(text: str, limit: int = MAX_REPLY_CHARS) -> str:
+def cap_reply(text: str, limit: int = MAX_REPLY_CHARS) -> str:
     """``text`` cut to about ``limit`` characters, keeping its head and tail."""
-    if len(text) <= limit:
-        return text
-    half = limit // 2
-    cut = len(text) - 2 * half
-    return (
-        f"{text[:half]}\n... [{cut} characters of the agent's reply left out] ...\n{text[-half:]}"
-    )
+    return cap(text, limit, marker=_REPLY_CUT)
 
 
 class _Agent:
@@ -173,8 +170,8 @@ class _Agent:
             named = ", ".join(sorted({i.url for i in card.supported_interfaces})) or "none"
             raise ToolException(
                 f"the agent card at {self.url} names no JSON-RPC or HTTP+JSON interface on "
-                f"{origin[0]}://{origin[1]}:{origin[2]} (it names: {cap(named, 500)}); interfaces "
-                "on other hosts are refused"
+                f"{origin[0]}://{origin[1]}:{origin[2]} (it names: {cap_reply(named, 500)}); "
+                "interfaces on other hosts are refused"
             )
         checked = AgentCard()
         checked.CopyFrom(card)
@@ -239,7 +236,7 @@ class _Reply:
                 text = _text(task.artifacts[-1].parts)
             if not text and self.message is not None:
                 text = _text(self.message.parts)
-            text = cap(text or _json(task))
+            text = cap_reply(text or _json(task))
             waiting = state in (
                 TaskState.TASK_STATE_INPUT_REQUIRED,
                 TaskState.TASK_STATE_AUTH_REQUIRED,
@@ -265,7 +262,7 @@ class _Reply:
                 raise _Failed(f"the agent's task ended as {name}: {text}", kept)
             return text, kept
         if self.message is not None:
-            text = cap(_text(self.message.parts) or _json(self.message))
+            text = cap_reply(_text(self.message.parts) or _json(self.message))
             context_id = self.message.context_id
             return text, _Ids(context_id, None) if context_id else ids
         raise _Failed("the agent sent no task and no message", ids)
@@ -291,20 +288,20 @@ def _describe(exc: BaseException, timeout: float) -> str:
     if isinstance(exc, (asyncio.TimeoutError, httpx.TimeoutException)):
         return f"no reply within {timeout:g} seconds"
     text = str(exc).strip() or type(exc).__name__
-    return cap(text, 2000)
+    return cap_reply(text, 2000)
 
 
 def _make_tool(agent: _Agent, conversations: Conversations) -> BaseTool:
     name = f"a2a_agent_{agent.agent_id}"
 
-    async def call_agent(message: str, runtime: Runtime = None) -> str:
+    async def call_agent(message: str, runtime: InjectedRuntime = None) -> str:
         thread = _thread_id(runtime)
         ids = conversations.get(thread, agent.agent_id)
         try:
             text, kept = await asyncio.wait_for(agent.send(message, ids), agent.timeout)
         except _Failed as exc:
             conversations.put(thread, agent.agent_id, exc.ids)
-            raise ToolException(ERROR_PREFIX + cap(str(exc), 2000)) from None
+            raise ToolException(ERROR_PREFIX + cap_reply(str(exc), 2000)) from None
         except asyncio.CancelledError:
             raise
         except Exception as exc:

@@ -32,7 +32,7 @@ from pydantic import Field, create_model
 
 from gth_jupyter.config.command_template import unsafe_placeholders
 from gth_jupyter.config.schema import CustomToolConfig
-from gth_jupyter.tools._base import Runtime
+from gth_jupyter.tools._base import InjectedRuntime
 from gth_jupyter.tools.commands import execute, writer_of
 from gth_jupyter.tools.kinds import KIND_KEY
 from gth_jupyter.tools.shell import DEFAULT_MAX_OUTPUT_BYTES
@@ -112,7 +112,7 @@ def make_custom_tool(
     schema = create_model(f"{name}_args", **fields)
     holder: list[CustomCommandTool] = []
 
-    async def run(runtime: Runtime = None, **values: Any) -> str:
+    async def run(runtime: InjectedRuntime = None, **values: Any) -> str:
         return await holder[0].run_command(values, runtime)
 
     tool = CustomCommandTool(

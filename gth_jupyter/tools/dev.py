@@ -26,7 +26,7 @@ from langchain_core.tools import BaseTool, ToolException
 from pydantic import BaseModel, Field
 
 from gth_jupyter.config.command_template import unsafe_placeholders
-from gth_jupyter.tools._base import Runtime, make_tool
+from gth_jupyter.tools._base import InjectedRuntime, make_tool
 from gth_jupyter.tools.commands import execute
 from gth_jupyter.tools.shell import DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS
 from gth_jupyter.tools.validation import ParameterError, build_command
@@ -75,7 +75,7 @@ def make_dev_tool(
         settings.get("maxOutputBytes") or shell.get("maxOutputBytes") or DEFAULT_MAX_OUTPUT_BYTES
     )
 
-    async def run(command: str, runtime: Runtime) -> str:
+    async def run(command: str, runtime: InjectedRuntime) -> str:
         return await execute(
             command,
             name=name,
@@ -90,12 +90,12 @@ def make_dev_tool(
     description = DEV_TOOLS[name].format(command=template)
     if name != "run_single_test":
 
-        async def run_fixed(runtime: Runtime = None) -> str:
+        async def run_fixed(runtime: InjectedRuntime = None) -> str:
             return await run(template, runtime)
 
         return make_tool(name, description, NoArgs, run_fixed, "exec", command=template)
 
-    async def run_single_test(testPath: str, runtime: Runtime = None) -> str:
+    async def run_single_test(testPath: str, runtime: InjectedRuntime = None) -> str:
         try:
             command = build_command(template, {"testPath": testPath}, ["testPath"], dev_tool=True)
         except ParameterError as exc:

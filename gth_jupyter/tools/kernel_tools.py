@@ -23,7 +23,7 @@ from langchain_core.tools import BaseTool, ToolException
 from pydantic import BaseModel, Field
 
 from gth_jupyter.contract.kernel import KernelAccess
-from gth_jupyter.tools._base import Runtime, make_tool
+from gth_jupyter.tools._base import InjectedRuntime, make_tool
 
 __all__ = [
     "DATA_CONTEXTS",
@@ -80,7 +80,7 @@ class RunArgs(BaseModel):
     )
 
 
-def _kernel(runtime: Runtime) -> KernelAccess:
+def _kernel(runtime: InjectedRuntime) -> KernelAccess:
     kernel = getattr(runtime.context, "kernel", None) if runtime is not None else None
     if kernel is None:
         raise ToolException(json.dumps({"error": "no_kernel", "message": NO_KERNEL}))
@@ -95,7 +95,9 @@ def _answer(answer: dict[str, Any]) -> str:
 
 
 def make_list_variables_tool() -> BaseTool:
-    async def list_variables(offset: int = 0, limit: int = 50, runtime: Runtime = None) -> str:
+    async def list_variables(
+        offset: int = 0, limit: int = 50, runtime: InjectedRuntime = None
+    ) -> str:
         return _answer(await _kernel(runtime).list_variables(offset, limit))
 
     return make_tool("list_variables", LIST_DESCRIPTION, ListArgs, list_variables, "read")
@@ -115,7 +117,7 @@ def data_context(settings: Mapping[str, Any]) -> str:
 def make_describe_variable_tool(settings: Mapping[str, Any]) -> BaseTool:
     context = data_context(settings)
 
-    async def describe_variable(name: str, runtime: Runtime = None) -> str:
+    async def describe_variable(name: str, runtime: InjectedRuntime = None) -> str:
         return _answer(await _kernel(runtime).describe_variable(name, context))
 
     return make_tool(
@@ -132,7 +134,7 @@ def make_run_python_tool(settings: Mapping[str, Any]) -> BaseTool:
     timeout_s = float(settings.get("timeout") or DEFAULT_RUN_TIMEOUT_MS) / 1000
 
     async def run_python(
-        code: str, justification: str | None = None, runtime: Runtime = None
+        code: str, justification: str | None = None, runtime: InjectedRuntime = None
     ) -> str:
         answer = await _kernel(runtime).run_python(code, timeout_s)
         if "error" in answer and "status" not in answer:

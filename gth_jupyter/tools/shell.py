@@ -20,7 +20,7 @@ from typing import Any
 from langchain_core.tools import BaseTool, ToolException
 from pydantic import BaseModel, Field
 
-from gth_jupyter.tools._base import Runtime, make_tool
+from gth_jupyter.tools._base import InjectedRuntime, make_tool
 from gth_jupyter.tools.commands import execute
 
 __all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "DEFAULT_TIMEOUT_MS", "hardline", "make_shell_tool"]
@@ -91,7 +91,7 @@ def make_shell_tool(
     budget = int(settings.get("maxOutputBytes") or DEFAULT_MAX_OUTPUT_BYTES)
 
     async def run_shell_command(
-        command: str, justification: str | None = None, runtime: Runtime = None
+        command: str, justification: str | None = None, runtime: InjectedRuntime = None
     ) -> str:
         blocked = hardline(command)
         if blocked:

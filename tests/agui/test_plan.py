@@ -7,7 +7,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
 
-from gth_jupyter.agui.plan import decide
+from gth_jupyter.agui.plan import decide_plan
 from gth_jupyter.agui.request import parse_request
 from gth_jupyter.contract.names import TURN_KEY
 from gth_jupyter.contract.run import ThreadState
@@ -37,7 +37,7 @@ def test_the_plan_carries_what_the_host_knows_and_the_thread_it_read() -> None:
     assert (request.turn, request.kernel_id, request.detach) == ("cell-3", "k1", True)
     state = ThreadState([HumanMessage("before", id="h0"), AIMessage("ok", id="a0")], [])
     kernel = Kernel()
-    plan = decide(
+    plan = decide_plan(
         request.input, state, turn=request.turn, thread_key="alice:t1", kernel=kernel, owner="alice"
     ).plan
     assert (plan.thread_id, plan.owner, plan.kernel, plan.before) == (
@@ -53,5 +53,5 @@ def test_the_plan_carries_what_the_host_knows_and_the_thread_it_read() -> None:
 def test_without_a_host_the_plan_runs_on_the_requests_thread_for_nobody() -> None:
     request = parse_request(body("t1", "r1", [{"id": "u1", "role": "user", "content": "hi"}]))
     assert (request.turn, request.kernel_id, request.detach) == (None, None, False)
-    plan = decide(request.input, ThreadState([], [])).plan
+    plan = decide_plan(request.input, ThreadState([], [])).plan
     assert (plan.thread_id, plan.owner, plan.kernel) == ("t1", "", None)

@@ -12,9 +12,10 @@ import base64
 import json
 from typing import Any
 
+from gth_jupyter.contract.text import strip_ansi
 from gth_jupyter.kernel.access import run_answer
 from gth_jupyter.kernel.client import Execution
-from gth_jupyter.kernel.execute import shape, strip_ansi
+from gth_jupyter.kernel.execute import shape
 from tests.node import run_js
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(64))).decode()

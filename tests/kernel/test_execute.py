@@ -8,8 +8,8 @@ import base64
 import pytest
 from jupyter_client.manager import AsyncKernelManager
 
+from gth_jupyter.contract.text import cap, strip_ansi
 from gth_jupyter.kernel import KernelClient, run_python
-from gth_jupyter.kernel.execute import cap, strip_ansi
 
 
 async def test_stdout_stderr_and_the_last_value(kernel: KernelClient) -> None:

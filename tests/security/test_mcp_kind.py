@@ -30,7 +30,7 @@ from langchain_core.tools import BaseTool
 
 from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.agent.client_tools import make_client_tool
-from gth_jupyter.agui.plan import decide
+from gth_jupyter.agui.plan import decide_plan
 from gth_jupyter.config import load_config
 from gth_jupyter.config.schema import ApprovalsConfig, McpServerConfig
 from gth_jupyter.contract.events import ToolResultEvent
@@ -308,6 +308,6 @@ def test_a_client_tool_declaration_cannot_set_our_keys() -> None:
             "forwardedProps": None,
         }
     )
-    (spec,) = decide(request, ThreadState([], [])).plan.client_tools
+    (spec,) = decide_plan(request, ThreadState([], [])).plan.client_tools
     tool = make_client_tool(spec)
     assert tool.metadata == {"client": True} and kind_of(tool) == "other"

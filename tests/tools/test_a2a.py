@@ -23,7 +23,7 @@ from gth_jupyter.config.schema import A2aAgentConfig
 from gth_jupyter.contract.events import ToolResultEvent
 from gth_jupyter.contract.run import RunEnd, RunPlan
 from gth_jupyter.store import CheckpointStore
-from gth_jupyter.tools.a2a import Conversations, cap, make_a2a_tools
+from gth_jupyter.tools.a2a import Conversations, cap_reply, make_a2a_tools
 from gth_jupyter.tools.kinds import kind_of
 from tests.tools.a2a_agent import Memory, serve
 
@@ -128,7 +128,7 @@ async def test_a_long_reply_is_capped_head_and_tail(remote: tuple[str, Memory]) 
     assert len(text) < 20_200
     assert text.startswith("A" * 100) and text.endswith("Z" * 100)
     assert "30000 characters of the agent's reply left out" in text
-    assert cap("short") == "short"
+    assert cap_reply("short") == "short"
 
 
 async def test_a_failing_agent_is_an_error_message(remote: tuple[str, Memory]) -> None:

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gth_jupyter.tools.fs._lines import MAX_BYTES, MAX_LINE, MAX_LINES, cap
+from gth_jupyter.tools.fs._lines import MAX_BYTES, MAX_LINE, MAX_LINES, join_capped
 from gth_jupyter.tools.fs._read import ReadFileArgs
 from gth_jupyter.tools.fs._read import read as read_in
 from gth_jupyter.tools.fs.workspace import Workspace
@@ -29,7 +29,7 @@ def _ref_cap(text: str, max_lines: float, start: int | None, hard: bool) -> str:
     if len(text.encode()) <= MAX_BYTES and len(lines) <= max_lines:
         if all(len(line) <= MAX_LINE for line in lines):
             return text
-    return cap(lines, max_lines, start, hard)
+    return join_capped(lines, max_lines, start, hard)
 
 
 def _ref_lines(text: str) -> list[str]:

@@ -20,7 +20,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from ...contract.names import NOTEBOOK_TOOLS, PHOTO_PLACEHOLDER
-from ...kernel.execute import strip_ansi
+from ...contract.text import strip_ansi
 from ._blocks import (
     Block,
     Card,

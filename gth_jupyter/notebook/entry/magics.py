@@ -152,7 +152,7 @@ def explain_prompt(prompt: str, context: str) -> str:
 def last_failure() -> str:
     """The kernel's last exception and the cell run before this one, for ``--explain`` where
     no notebook front end can show the agent the cells ("" when the kernel saw no error)."""
-    from ...kernel.execute import strip_ansi  # loaded when --explain asks, not by %load_ext
+    from ...contract.text import strip_ansi  # loaded when --explain asks, not by %load_ext
 
     shell = _shell()
     value = getattr(sys, "last_value", None)
@@ -169,7 +169,7 @@ def last_failure() -> str:
 
 
 def _cap(text: str) -> str:
-    from ...kernel.execute import cap
+    from ...contract.text import cap
 
     return cap(text, _EXPLAIN_CHARS).strip()
 

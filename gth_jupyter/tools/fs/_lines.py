@@ -25,8 +25,8 @@ __all__ = [
     "MAX_BYTES",
     "MAX_LINE",
     "MAX_LINES",
-    "cap",
     "count_lines",
+    "join_capped",
     "lines",
     "skip",
     "tail_start",
@@ -115,7 +115,7 @@ def tail_start(f: BinaryIO, count: int) -> int:
     return 0
 
 
-def cap(items: Iterable[str], max_lines: float, start: int | None, hard: bool) -> str:
+def join_capped(items: Iterable[str], max_lines: float, start: int | None, hard: bool) -> str:
     """Join ``items``, cutting long lines and stopping at ``max_lines`` or 50 KB with a notice
     (only on a byte cut, or a line cut when ``hard``). It stops pulling lines as soon as it stops,
     so a lazy ``items`` is read no further than what is shown."""

@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 
 from gth_jupyter.tools._base import FileToolSpec, make_file_tools
 from gth_jupyter.tools.fs import _lines, _listing
-from gth_jupyter.tools.fs._lines import MAX_LINES, cap
+from gth_jupyter.tools.fs._lines import MAX_LINES, join_capped
 from gth_jupyter.tools.fs.workspace import PathDenied, Workspace, guarded
 
 __all__ = ["READ_TOOLS", "make_read_tools"]
@@ -83,7 +83,7 @@ _TOGETHER = (
 def read_capped(ws: Workspace, path: Path) -> str:
     """A read without a window: the file up to the caps, and not a byte further."""
     with ws.open(path) as f:
-        return cap(_lines.lines(f, normalised=False), MAX_LINES, 1, True)
+        return join_capped(_lines.lines(f, normalised=False), MAX_LINES, 1, True)
 
 
 def _window(f: BinaryIO, offset: int | None, limit: int | None) -> str:
@@ -95,7 +95,7 @@ def _window(f: BinaryIO, offset: int | None, limit: int | None) -> str:
         return f"[read_file: offset {start} is past end of file ({skipped} lines total)]"
     shown = min(max(1, limit or MAX_LINES), MAX_LINES)
     hard = limit is None or limit > MAX_LINES
-    return cap(chain([] if first is None else [first], rest), shown, start, hard)
+    return join_capped(chain([] if first is None else [first], rest), shown, start, hard)
 
 
 def _ends(ws: Workspace, path: Path, head: int, tail: int) -> str:
@@ -105,16 +105,18 @@ def _ends(ws: Workspace, path: Path, head: int, tail: int) -> str:
             total = _lines.count_lines(f)
             f.seek(0)
             if head + tail >= total:
-                return cap(_lines.lines(f, normalised=True), float("inf"), None, False)
+                return join_capped(_lines.lines(f, normalised=True), float("inf"), None, False)
             g.seek(_lines.tail_start(g, tail))
             skipped = f"... [{total - head - tail} lines skipped] ..."
             first = islice(_lines.lines(f, normalised=True), head)
             body = chain(first, [skipped], _lines.lines(g, normalised=True))
-            return cap(body, float("inf"), None, False)
+            return join_capped(body, float("inf"), None, False)
         if tail:
             g.seek(_lines.tail_start(g, tail))
-            return cap(_lines.lines(g, normalised=True), float("inf"), None, False)
-        return cap(islice(_lines.lines(f, normalised=True), head), float("inf"), None, False)
+            return join_capped(_lines.lines(g, normalised=True), float("inf"), None, False)
+        return join_capped(
+            islice(_lines.lines(f, normalised=True), head), float("inf"), None, False
+        )
 
 
 def read(ws: Workspace, path: Path, a: ReadFileArgs) -> str:
