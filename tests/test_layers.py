@@ -290,6 +290,55 @@ def test_a_private_module_is_imported_only_inside_its_package() -> None:
     assert not leaks, sorted(leaks)
 
 
+def _face_names(face: str) -> dict[str, str]:
+    """The module a face takes each name it names from: imported as it loads, for type checkers
+    only, or on first use (its ``_LAZY`` table)."""
+    path = _modules()[face]
+    found: dict[str, str] = {}
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            package = face.split(".")
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, node.module] if node.module else base)
+            for alias in node.names:
+                found.setdefault(alias.asname or alias.name, module)
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
+            if any(getattr(t, "id", None) == "_LAZY" for t in node.targets):
+                for key, value in zip(node.value.keys, node.value.values, strict=True):
+                    if isinstance(key, ast.Constant) and isinstance(value, ast.Constant):
+                        found[key.value] = f"{face}.{value.value}"
+    return found
+
+
+def test_a_name_is_imported_from_its_own_module_never_through_a_face() -> None:
+    """The import rule, one for every package at every depth: a module imports a name from the
+    module that defines it. A face (``__init__.py``) is the way in for users and tests; code of
+    the package takes a name through one only where the face defines it, or keeps it in a
+    private module (``_x``) that nothing outside the face's package may import."""
+    modules = _modules()
+    through: set[tuple[str, str]] = set()
+    for here, path in modules.items():
+        if path.name == "__init__.py":
+            continue  # faces name what they offer
+        package = here.split(".")[:-1]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            base = package[: len(package) - node.level + 1] if node.level else []
+            face = ".".join([*base, node.module] if node.module else base)
+            if face not in modules or modules[face].name != "__init__.py":
+                continue
+            names = _face_names(face)
+            for alias in node.names:
+                source = names.get(alias.name)
+                if f"{face}.{alias.name}" in modules or source is None:
+                    continue  # a sub-module, or a name the face defines
+                rest = source[len(face) + 1 :].split(".") if source.startswith(f"{face}.") else []
+                if not any(part.startswith("_") for part in rest):
+                    through.add((here, f"{face}.{alias.name}"))
+    assert not through, sorted(through)
+
+
 def test_the_contract_imports_nothing_of_the_package_but_itself() -> None:
     for name, modules in imports_of("contract").items():
         outside = {m for m in modules if m.startswith("gth_jupyter.")}

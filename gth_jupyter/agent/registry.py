@@ -25,7 +25,8 @@ from typing import Any
 from ag_ui.core import PROTOCOL_VERSION
 from langchain_core.language_models import BaseChatModel
 
-from ..config import EffectiveConfig, GthConfig
+from ..config.effective import EffectiveConfig
+from ..config.gth_config import GthConfig
 from ..config.schema import McpServerConfig
 from ..contract.errors import AgentNotFoundError, AgentUnavailableError
 from ..contract.names import DEFAULT_AGENT
@@ -33,7 +34,7 @@ from ..contract.shared_state import STATE_KEY
 from ..contract.surfaces import A2UI_ACTIVITY
 from ..middleware.approvals import ApprovalsMiddleware
 from ..middleware.grants import GrantStore
-from ..store import CheckpointStore
+from ..store.checkpoint import CheckpointStore
 from ..tools.kernel_tools import KERNEL_TOOLS
 from ..tools.mcp.oauth import Delivery, OAuthCallbacks
 from ..tools.mcp.servers import McpServers, ServerState

@@ -18,10 +18,12 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.language_models import BaseChatModel
 from langchain_core.tools import BaseTool
 
-from ..config import EffectiveConfig
+from ..config.effective import EffectiveConfig
 from ..middleware.registry import build_middleware
-from ..models import describe_model, resolve_model
-from ..tools import (
+from ..models.resolve import describe_model, resolve_model
+from ..tools.kernel_tools import KERNEL_TOOLS
+from ..tools.kinds import adopt
+from ..tools.registry import (
     Tool,
     allowed,
     built_in_tools,
@@ -31,8 +33,6 @@ from ..tools import (
     unique,
     workspace_for,
 )
-from ..tools.kernel_tools import KERNEL_TOOLS
-from ..tools.kinds import adopt
 
 __all__ = ["NO_APPROVALS", "AgentParts", "llm_settings", "resolve_agent", "resolve_tools"]
 

@@ -36,7 +36,8 @@ from ..contract.run import (
     ToolResultMessage,
 )
 from ..contract.shared_state import REPLACE_STATE, STATE_KEY
-from ..store import LocalLeases, MemoryThreads, RunLease, RunLeases, ThreadIndex
+from ..store.base import RunLease, RunLeases, ThreadIndex
+from ..store.local import LocalLeases, MemoryThreads
 from .graph import AgentGraph, GraphCache, ToolLike, tool_like_name
 from .stream import StreamTranslator
 

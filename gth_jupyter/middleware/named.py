@@ -40,7 +40,7 @@ def _model(setting: Any, session: BaseChatModel, live: LiveObjects) -> BaseChatM
     if isinstance(setting, str):
         return init_chat_model(setting)
     if isinstance(setting, Mapping):
-        from gth_jupyter.models import resolve_model
+        from gth_jupyter.models.resolve import resolve_model
 
         return resolve_model(setting)
     raise ValueError(

@@ -24,10 +24,10 @@ from pathlib import Path
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.language_models import BaseChatModel
 
-from gth_jupyter.config import ConfigError, EffectiveConfig, load_config
-from gth_jupyter.config.errors import report
+from gth_jupyter.config.effective import EffectiveConfig
+from gth_jupyter.config.errors import ConfigError, report
 from gth_jupyter.config.live import LiveObjects, is_marker
-from gth_jupyter.config.loader import CONFIG_FILE_NAMES, SETTINGS_DIR
+from gth_jupyter.config.loader import CONFIG_FILE_NAMES, SETTINGS_DIR, load_config
 from gth_jupyter.middleware.approvals import ApprovalsMiddleware
 from gth_jupyter.middleware.binary_injection import NAME as BINARY_INJECTION
 from gth_jupyter.middleware.binary_injection import BinaryContentInjectionMiddleware
@@ -73,7 +73,7 @@ def rater_model(
     profile = load_config(file)
     if isinstance(profile.live.llm, BaseChatModel):
         return profile.live.llm
-    from gth_jupyter.models import resolve_model
+    from gth_jupyter.models.resolve import resolve_model
 
     llm = profile.llm.model_dump(by_alias=True, exclude_none=True) if profile.llm else None
     return resolve_model(llm)
@@ -145,7 +145,7 @@ def build_middleware(
 
 def _provider(effective: EffectiveConfig, model: BaseChatModel) -> str:
     """The provider whose image block shape the image injections must write."""
-    from gth_jupyter.models import describe_model
+    from gth_jupyter.models.resolve import describe_model
 
     llm = effective.llm.model_dump(by_alias=True, exclude_none=True) if effective.llm else None
     return describe_model(llm, model).provider

@@ -16,7 +16,7 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gth_jupyter.contract.errors import CodedError
-from gth_jupyter.models.demo import DEMO_MODEL_NAME, DemoChatModel
+from gth_jupyter.models.demo.model import DEMO_MODEL_NAME, DemoChatModel
 from gth_jupyter.models.fake import FakeChatModel
 from gth_jupyter.models.providers import PROVIDERS, provider_settings
 

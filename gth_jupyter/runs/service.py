@@ -29,8 +29,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
 
-from ..agui import ProtocolError, ThreadRun
-from ..agui.errors import events_expired, journal_unavailable, run_elsewhere, run_not_found
+from ..agui.errors import (
+    ProtocolError,
+    events_expired,
+    journal_unavailable,
+    run_elsewhere,
+    run_not_found,
+)
+from ..agui.run import ThreadRun
 from ..contract.run import RunEnd, StreamItem
 from .journal import Journals, JournalTrimmedError, LocalJournals, RunInfo
 from .pump import SSEPump
@@ -40,7 +46,8 @@ if TYPE_CHECKING:
     import ag_ui.core as agui
 
     from ..agent.runtime import Runtime
-    from ..agui import Requester, RunRequest
+    from ..agui.owners import Requester
+    from ..agui.request import RunRequest
     from ..contract.kernel import KernelAccess
 
 __all__ = [

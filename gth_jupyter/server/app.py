@@ -13,14 +13,15 @@ from typing import Any
 from jupyter_server.extension.application import ExtensionApp
 from traitlets import Enum, Float, Int, List, Unicode, observe
 
-from ..agent import AgentRegistry
-from ..config import load_config
+from ..agent.registry import AgentRegistry
 from ..config.effective import DEFAULT_MAX_BODY_BYTES
 from ..config.handover import handover_env
-from ..kernel import KernelPool
-from ..runs import Journals, RunService, make_journals
-from ..runs.journal import BUDGET_BYTES, USER_BUDGET_BYTES
-from ..store import CheckpointStore
+from ..config.loader import load_config
+from ..kernel.pool import KernelPool
+from ..runs.journal import BUDGET_BYTES, USER_BUDGET_BYTES, Journals
+from ..runs.journals import make_journals
+from ..runs.service import RunService
+from ..store.checkpoint import CheckpointStore
 from ..store.postgres_env import (
     DATABASE_URL_VAR,
     REDIS_URL_VAR,

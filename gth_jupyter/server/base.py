@@ -20,10 +20,10 @@ from typing import Any
 
 from tornado import web
 
-from ..agent import AgentRegistry
-from ..agui import ProtocolError, Requester
-from ..agui.errors import body_too_large
-from ..runs import RunService
+from ..agent.registry import AgentRegistry
+from ..agui.errors import ProtocolError, body_too_large
+from ..agui.owners import Requester
+from ..runs.service import RunService
 from .host import HOST_KEY, GthHost
 
 __all__ = ["DRAIN_BYTES", "BaseRoutes"]

@@ -269,10 +269,11 @@ async def serve(
     import gc
     import signal
 
-    from ..agent import AgentRegistry
-    from ..config import ConfigError, load_config
-    from ..runs import make_journals
-    from ..store import CheckpointStore
+    from ..agent.registry import AgentRegistry
+    from ..config.errors import ConfigError
+    from ..config.loader import load_config
+    from ..runs.journals import make_journals
+    from ..store.checkpoint import CheckpointStore
     from ..store.postgres_env import ServiceUrls
     from .identity import server_owner
     from .standalone import make_app

@@ -15,7 +15,7 @@ from jupyter_server.auth.identity import IdentityProvider, PasswordIdentityProvi
 from jupyter_server.base.handlers import APIHandler
 from tornado import web
 
-from ..agui import Requester
+from ..agui.owners import Requester
 from .identity import server_owner
 from .routes import GthRoutesMixin
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from ..agent import AgentRegistry
+from ..agent.registry import AgentRegistry
 from ..agui.errors import kernel_forbidden, kernel_not_found
 from ..config.effective import DEFAULT_MAX_BODY_BYTES
 from ..contract.kernel import KernelAccess
-from ..kernel import KernelPool
-from ..runs import RunService
+from ..kernel.pool import KernelPool
+from ..runs.service import RunService
 
 __all__ = ["HOST_KEY", "GthHost"]
 

@@ -18,9 +18,10 @@ from typing import NamedTuple
 
 from tornado import web
 
-from ..agui import ProtocolError, admit_thread, runtime_of, thread_view
-from ..agui.errors import grant_not_found, oauth_state_mismatch, oauth_state_unknown
-from ..agui.owners import client_record
+from ..agui.errors import ProtocolError, grant_not_found, oauth_state_mismatch, oauth_state_unknown
+from ..agui.history import thread_view
+from ..agui.owners import admit_thread, client_record
+from ..agui.run import runtime_of
 from ..contract.names import DEFAULT_AGENT
 from .run_routes import RunRoutes
 

@@ -16,10 +16,11 @@ from typing import Any
 
 from tornado.iostream import StreamClosedError
 
-from ..agui import ProtocolError, parse_request, runtime_of
-from ..agui.errors import invalid_input, run_exists, run_not_found
+from ..agui.errors import ProtocolError, invalid_input, run_exists, run_not_found
 from ..agui.owners import scoped_id
-from ..runs import Transport
+from ..agui.request import parse_request
+from ..agui.run import runtime_of
+from ..runs.service import Transport
 from ..runs.sse import MEDIA_TYPE
 from .base import BaseRoutes
 

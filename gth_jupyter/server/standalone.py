@@ -23,11 +23,12 @@ from typing import Any
 
 from tornado import web
 
-from ..agent import AgentRegistry
-from ..agui import Requester
+from ..agent.registry import AgentRegistry
 from ..agui.errors import host_not_allowed, route_not_found, unauthorized
-from ..config import EffectiveConfig
-from ..runs import Journals, RunService
+from ..agui.owners import Requester
+from ..config.effective import EffectiveConfig
+from ..runs.journal import Journals
+from ..runs.service import RunService
 from .host import HOST_KEY, GthHost
 from .identity import server_owner
 from .routes import GAUNT_SLOTH_ROUTES, ROUTES, GthRoutesMixin, route_table

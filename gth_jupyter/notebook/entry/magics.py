@@ -130,7 +130,7 @@ class GthMagics(Magics):
 
     def _headless(self, options: Options) -> None:
         """The turn in the kernel, its static copy as the cell's output; no widget."""
-        from ..headless import new_headless_thread, run_headless
+        from ..headless.run import new_headless_thread, run_headless
 
         if options.new:
             new_headless_thread()

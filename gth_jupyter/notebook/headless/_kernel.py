@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ...kernel import Execution
+    from ...kernel.client import Execution
 
 __all__ = ["CodeInterrupted", "HeadlessKernel", "MainThread", "execute_here"]
 
@@ -427,10 +427,10 @@ class HeadlessKernel:
     place (as the in-kernel agent reads them), code goes to the waiting main thread."""
 
     def __init__(self, main: MainThread) -> None:
-        from ...kernel import InKernelAccess
+        from ...kernel.access import InKernelAccess
 
         async def no_client() -> Any:
-            from ...kernel import KernelClientError
+            from ...kernel.router import KernelClientError
 
             raise KernelClientError("headless: code runs on the main thread", code="no_kernel")
 

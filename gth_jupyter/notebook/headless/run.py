@@ -98,7 +98,8 @@ async def run_turn(
     stops on, for at most ``timeout`` seconds; returns the turn's view (what it produced so far
     when it failed or ran out of time). Each run starts as every host's does
     (``RunService.start``)."""
-    from ...agui import runtime_of, thread_view
+    from ...agui.history import thread_view
+    from ...agui.run import runtime_of
 
     runtime = await runtime_of(kernel_host().registry(), agent)
     turn = f"turn-{uuid.uuid4().hex}"

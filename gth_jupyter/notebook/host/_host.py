@@ -34,12 +34,12 @@ from .loop import LoopThread
 if TYPE_CHECKING:
     import asyncio
 
-    from ...agent import AgentRegistry
+    from ...agent.registry import AgentRegistry
     from ...agent.runtime import Runtime
-    from ...config import GthConfig
+    from ...config.gth_config import GthConfig
     from ...config.handover import Handover
-    from ...kernel import KernelClient
-    from ...runs import RunService
+    from ...kernel.client import KernelClient
+    from ...runs.service import RunService
 
 __all__ = [
     "NOTEBOOK_COMMAND",
@@ -114,7 +114,7 @@ class KernelHost:
     def _read_config(self) -> GthConfig:
         """:meth:`config`, under the agent's lock."""
         if self._config is None:
-            from ...config import load_config
+            from ...config.loader import load_config
 
             handed = server_handover()
             if handed is not None:
@@ -127,8 +127,8 @@ class KernelHost:
         """The kernel's agents, built once from the kernel's configuration."""
         with self._agent_lock:
             if self._registry is None:
-                from ...agent import AgentRegistry
-                from ...store import CheckpointStore
+                from ...agent.registry import AgentRegistry
+                from ...store.checkpoint import CheckpointStore
 
                 self._registry = AgentRegistry(
                     self._read_config(),
@@ -154,7 +154,7 @@ class KernelHost:
         """This kernel's run service (each host process has one), made on first use by the
         loop thread, its one caller."""
         if self._runs is None:
-            from ...runs import RunService
+            from ...runs.service import RunService
 
             self._runs = RunService()
         return self._runs

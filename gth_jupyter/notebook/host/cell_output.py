@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ._host import handed_jupyter, kernel_host
 
 if TYPE_CHECKING:
-    from ...agent import AgentRegistry
+    from ...agent.registry import AgentRegistry
     from ...agent.runtime import Runtime
     from .loop import LoopThread
 
@@ -236,7 +236,7 @@ async def _read(
     ``None`` while a run of those turns is in flight again (a follow-up, an approval answered
     since the page asked): refreshing the output draws the widget again, and the view that goes
     stops the run it shows. That run's end asks again."""
-    from ...agui import thread_view
+    from ...agui.history import thread_view
 
     agents = registry()
     if request.page_view is not None:
@@ -285,7 +285,7 @@ async def _reader(agents: AgentRegistry, name: str) -> Runtime:
     too) over the registry's store. A widget served over HTTP never runs the agent in the
     kernel; its turn's end must not spawn MCP processes or open remote sessions there."""
     from ...agent.runtime import Runtime
-    from ...agui import runtime_of
+    from ...agui.run import runtime_of
 
     parts = agents.parts
     if parts is None or name not in agents.names:

@@ -24,8 +24,8 @@ from ._host import kernel_host
 from .kernel_access import in_kernel_access
 
 if TYPE_CHECKING:
-    from ...agent import AgentRegistry
-    from ...agui import ProtocolError
+    from ...agent.registry import AgentRegistry
+    from ...agui.errors import ProtocolError
     from .loop import LoopThread
 
 __all__ = ["CommTransport", "bundle_code"]
@@ -95,8 +95,10 @@ class CommTransport:
         return None
 
     async def _run(self, request_id: str, agent: str, body: bytes) -> None:
-        from ...agui import ProtocolError, parse_request, runtime_of
-        from ...runs import Transport
+        from ...agui.errors import ProtocolError
+        from ...agui.request import parse_request
+        from ...agui.run import runtime_of
+        from ...runs.service import Transport
 
         buffer: list[bytes] = []
         opened = False
@@ -128,7 +130,9 @@ class CommTransport:
                 self._send({"type": "end", "requestId": request_id})
 
     async def _history(self, request_id: str, thread_id: str, turn: str | None = None) -> None:
-        from ...agui import ProtocolError, runtime_of, thread_view
+        from ...agui.errors import ProtocolError
+        from ...agui.history import thread_view
+        from ...agui.run import runtime_of
 
         try:
             runtime = await runtime_of(self._registry(), _default_agent())

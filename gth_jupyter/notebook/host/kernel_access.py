@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 from ._host import kernel_host
 
 if TYPE_CHECKING:
-    from ...kernel import InKernelAccess, KernelClient
+    from ...kernel.access import InKernelAccess
+    from ...kernel.client import KernelClient
 
 __all__ = ["in_kernel_access", "kernel_id", "main_thread_waiting"]
 
@@ -71,7 +72,8 @@ def main_thread_waiting() -> Any:
 
 async def _open_client() -> KernelClient:
     """Our client of this kernel for the running loop (a client belongs to one loop)."""
-    from ...kernel import KernelClient, KernelClientError
+    from ...kernel.client import KernelClient
+    from ...kernel.router import KernelClientError
 
     host = kernel_host()
     loop = asyncio.get_running_loop()
@@ -98,7 +100,7 @@ def in_kernel_access() -> InKernelAccess | None:
     """The kernel tools' way into this kernel; ``None`` outside a kernel."""
     if _connection_file() is None:
         return None
-    from ...kernel import InKernelAccess
+    from ...kernel.access import InKernelAccess
 
     return InKernelAccess(
         _namespace, _open_client, main_blocked=lambda: kernel_host().main_waiting > 0

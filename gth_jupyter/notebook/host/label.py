@@ -39,7 +39,7 @@ def configured_model() -> ModelLabel | None:
     if registry is not None:
         info = registry.info()
         return ModelLabel(str(info.get("model") or ""), bool(info.get("offline")))
-    from ...config import ConfigError
+    from ...config.errors import ConfigError
     from ...config.loader import find_config_file, global_config_file
 
     handed = server_handover()

@@ -28,15 +28,15 @@ from typing import Literal, TextIO
 
 import ag_ui.core as agui
 
-from ...agent import AgentRegistry
+from ...agent.registry import AgentRegistry
 from ...agent.runtime import Runtime
-from ...agui import runtime_of
-from ...config import load_config
+from ...agui.run import runtime_of
+from ...config.loader import load_config
 from ...contract.events import TextEvent
 from ...contract.names import DEFAULT_AGENT
 from ...contract.run import RunEnd, StreamItem
-from ...runs import Retry, RunService
-from ...store import CheckpointStore
+from ...runs.service import Retry, RunService
+from ...store.checkpoint import CheckpointStore
 from ._host import NOTEBOOK_COMMAND
 from .kernel_access import in_kernel_access, main_thread_waiting
 from .loop import LoopThread
