@@ -1,14 +1,19 @@
-"""Shared fixtures: a runtime on the scripted model, and an AG-UI run driver."""
+"""Shared fixtures: a runtime on the scripted model, an AG-UI run driver, an in-process Jupyter
+server's configuration, the test PostgreSQL and Redis, and how pytest-xdist splits the tests
+(helpers that are no fixture: ``tests/helpers.py``, ``tests/sse.py``)."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import inspect
 import json
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from langchain_core.tools import BaseTool, tool
 from langgraph.checkpoint.memory import InMemorySaver
 
@@ -16,6 +21,7 @@ from gth_jupyter.agent.runtime import Runtime
 from gth_jupyter.agui.request import parse_request
 from gth_jupyter.agui.run import ThreadRun
 from gth_jupyter.models import FakeChatModel
+from tests.helpers import run_input
 
 # A real Jupyter server for tests/server (jp_serverapp, jp_fetch).
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
@@ -58,13 +64,9 @@ def make_runtime() -> RuntimeFactory:
     return factory
 
 
-def body(thread_id: str, run_id: str, messages: list[dict[str, Any]], **extra: Any) -> bytes:
-    """A ``RunAgentInput`` as ``@ag-ui/client`` 1.0 sends it (``protocolVersion`` "1.0", so the
-    run answers in AG-UI 1.0, not the 0.x dialect)."""
-    payload = {"threadId": thread_id, "runId": run_id, "protocolVersion": "1.0"}
-    payload = {**payload, "messages": messages, **extra}
-    # protocolVersion=None: a pre-1.0 client, which sends none.
-    return json.dumps({k: v for k, v in payload.items() if v is not None}).encode()
+def body(thread_id: str, run_id: str, messages: str | list[dict[str, Any]], **extra: Any) -> bytes:
+    """``tests.helpers.run_input`` as JSON: a run request as ``@ag-ui/client`` 1.0 sends it."""
+    return json.dumps(run_input(thread_id, run_id, messages, **extra)).encode()
 
 
 async def run_events(
@@ -173,3 +175,57 @@ def redis_url() -> str:
     finally:
         client.close()
     return url
+
+
+# An in-process Jupyter server with the extension (pytest-jupyter's jp_serverapp, jp_fetch): a
+# module says only what differs, overriding gth_config (the configuration in the server's
+# root), gth_app (GthJupyterApp's settings) or gth_server_app (ServerApp's, besides the
+# extension).
+
+
+@pytest_asyncio.fixture
+async def _test_loop() -> asyncio.AbstractEventLoop:
+    return asyncio.get_running_loop()
+
+
+@pytest.fixture
+def jp_asyncio_loop(request: pytest.FixtureRequest) -> Iterator[asyncio.AbstractEventLoop]:
+    """A Jupyter server an async test starts (``jp_serverapp``, ``jp_configurable_serverapp``)
+    serves on the loop pytest-asyncio runs the test in; any other test gets pytest-jupyter's
+    loop (made, and closed after the test)."""
+    server = "jp_configurable_serverapp" in request.fixturenames
+    if server and inspect.iscoroutinefunction(request.function):
+        yield request.getfixturevalue("_test_loop")
+        return
+    from jupyter_core.utils import ensure_event_loop
+
+    loop = ensure_event_loop(prefer_selector_loop=True)
+    yield loop
+    loop.close()
+
+
+@pytest.fixture
+def gth_config() -> dict[str, Any]:
+    return {"llm": {"type": "fake", "responses": ["ok"]}}
+
+
+@pytest.fixture
+def gth_app() -> dict[str, Any]:
+    return {"checkpointer": "memory"}
+
+
+@pytest.fixture
+def gth_server_app() -> dict[str, Any]:
+    return {}
+
+
+@pytest.fixture
+def jp_server_config(
+    jp_root_dir: Path,
+    gth_config: dict[str, Any],
+    gth_app: dict[str, Any],
+    gth_server_app: dict[str, Any],
+) -> dict[str, Any]:
+    (jp_root_dir / ".gsloth.config.json").write_text(json.dumps(gth_config))
+    server_app = {"jpserver_extensions": {"gth_jupyter": True}, **gth_server_app}
+    return {"ServerApp": server_app, "GthJupyterApp": gth_app}

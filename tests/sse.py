@@ -25,6 +25,10 @@ def frames_of(text: str | bytes) -> list[dict[str, str]]:
     return out
 
 
-def sse_events(text: str | bytes) -> list[dict[str, Any]]:
-    """The AG-UI events of an SSE body, in order."""
+def sse_events(text: str | bytes, *, lf_only: bool = False) -> list[dict[str, Any]]:
+    """The AG-UI events of an SSE body, in order; ``lf_only``: its lines must end in LF alone
+    (as the Jupyter extension writes them), not CRLF or CR."""
+    if isinstance(text, bytes):
+        text = text.decode()
+    assert not lf_only or "\r" not in text, "a CR in the SSE body"
     return [json.loads(f["data"]) for f in frames_of(text) if "data" in f]

@@ -18,7 +18,6 @@ import os
 import re
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -32,6 +31,8 @@ from typing import Any
 import nbformat
 import psutil
 from playwright.sync_api import Locator, Page, expect
+
+from tests.helpers import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts" / "browser"
@@ -51,12 +52,6 @@ START_TIMEOUT_S = 90
 # Steps in a page: generous for a loaded 2-core machine, short enough to fail in good time.
 STEP_MS = 30_000
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def slug(text: str) -> str:

@@ -12,7 +12,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.helpers import free_port, run_input
 from tests.sse import frames_of, sse_events
 
 TOKEN = "two-servers-token-0123456789"
@@ -35,12 +35,6 @@ CAMERA = {
     "description": "Capture a frame from the webcam.",
     "parameters": {"type": "object", "properties": {}},
 }
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass
@@ -146,16 +140,6 @@ async def clients(deployment: dict[str, Server]) -> AsyncIterator[dict[str, http
         await two.aclose()
 
 
-def run_body(thread: str, run: str, text: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "threadId": thread,
-        "runId": run,
-        "protocolVersion": "1.0",
-        "messages": [{"id": f"u-{run}", "role": "user", "content": text}],
-        **extra,
-    }
-
-
 async def first_frames(http: httpx.AsyncClient, payload: dict[str, Any], count: int) -> str:
     """Posts a run and drops the connection after ``count`` frames."""
     got, block = [], ""
@@ -174,9 +158,9 @@ async def first_frames(http: httpx.AsyncClient, payload: dict[str, Any], count: 
 
 async def test_a_thread_started_on_one_server_continues_on_the_other(clients) -> None:
     one, two = clients["one"], clients["two"]
-    first = await one.post("agents/default/run", json=run_body("t1", "r1", "hi"))
+    first = await one.post("agents/default/run", json=run_input("t1", "r1", "hi"))
     assert sse_events(first.text)[-1]["type"] == "RUN_FINISHED"
-    second = await two.post("agents/default/run", json=run_body("t1", "r2", "and you?"))
+    second = await two.post("agents/default/run", json=run_input("t1", "r2", "and you?"))
     events = sse_events(second.text)
     assert "".join(e.get("delta", "") for e in events) == FROM_TWO
     view = (await one.get("threads/t1")).json()
@@ -194,9 +178,9 @@ async def test_a_client_reattaches_through_the_other_server_and_misses_nothing(
     clients,
 ) -> None:
     one, two = clients["one"], clients["two"]
-    await one.post("agents/default/run", json=run_body("t1", "r1", "hi"))  # script position
+    await one.post("agents/default/run", json=run_input("t1", "r1", "hi"))  # script position
     seen = frames_of(
-        await first_frames(one, run_body("t2", "r2", "long", forwardedProps={"detach": True}), 5)
+        await first_frames(one, run_input("t2", "r2", "long", forwardedProps={"detach": True}), 5)
     )
     last = int(seen[-1]["id"])
     busy = (await two.get("threads/t2")).json()
@@ -210,7 +194,7 @@ async def test_a_client_reattaches_through_the_other_server_and_misses_nothing(
     assert events[-1]["type"] == "RUN_FINISHED"
     assert "".join(e.get("delta", "") for e in events) == LONG
     # The same run id posted to the other server re-attaches; it does not start a second run.
-    again = await two.post("agents/default/run", json=run_body("t2", "r2", "long"))
+    again = await two.post("agents/default/run", json=run_input("t2", "r2", "long"))
     assert [e["type"] for e in sse_events(again.text)] == [e["type"] for e in events]
 
 
@@ -238,12 +222,12 @@ async def wait_free(http: httpx.AsyncClient, payload: dict[str, Any], bound: flo
 
 async def test_kill_9_of_the_holder_frees_the_thread_within_the_lease(clients, deployment) -> None:
     one, two = clients["one"], clients["two"]
-    await one.post("agents/default/run", json=run_body("t1", "r1", "hi"))
-    await one.post("agents/default/run", json=run_body("t2", "r2", "long"))
-    await first_frames(one, run_body("t3", "r3", "long", forwardedProps={"detach": True}), 4)
+    await one.post("agents/default/run", json=run_input("t1", "r1", "hi"))
+    await one.post("agents/default/run", json=run_input("t2", "r2", "long"))
+    await first_frames(one, run_input("t3", "r3", "long", forwardedProps={"detach": True}), 4)
     assert (await two.get("threads/t3")).json()["busy"]
     deployment["one"].kill()
-    waited = await wait_free(two, run_body("t3", "r4", "still there?"), LEASE_SECONDS + 10)
+    waited = await wait_free(two, run_input("t3", "r4", "still there?"), LEASE_SECONDS + 10)
     assert waited <= LEASE_SECONDS + 3
     view = (await two.get("threads/t3")).json()
     assert view["messages"][-1] == {
@@ -258,9 +242,9 @@ async def test_a_pending_client_tool_is_answered_through_the_other_server(
 ) -> None:
     one, two = clients["one"], clients["two"]
     for thread, run, text in (("t1", "r1", "hi"), ("t2", "r2", "long"), ("t3", "r3", "long")):
-        await one.post("agents/default/run", json=run_body(thread, run, text))
+        await one.post("agents/default/run", json=run_input(thread, run, text))
     asked = await one.post(
-        "agents/default/run", json=run_body("cam", "r4", "take a photo", tools=[CAMERA])
+        "agents/default/run", json=run_input("cam", "r4", "take a photo", tools=[CAMERA])
     )
     events = sse_events(asked.text)
     # A client tool suspends the run: its call is left open for the client to answer.

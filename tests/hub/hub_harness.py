@@ -37,7 +37,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from browser_harness import free_port, kill_tree
+from browser_harness import kill_tree
+
+from tests.helpers import free_port, run_input, user_message
 
 HUB_DIR = Path(__file__).resolve().parent
 REPO = HUB_DIR.parents[1]
@@ -84,22 +86,6 @@ class Services:
 def reply_of(owner: str) -> str:
     """What the scripted model on ``owner``'s server answers, every time."""
     return f"Hello from {owner}'s server."
-
-
-def run_body(thread_id: str, text: str, **extra: Any) -> dict[str, Any]:
-    """A ``RunAgentInput`` as ``@ag-ui/client`` 1.0 sends it."""
-    return {
-        "threadId": thread_id,
-        "runId": f"r-{uuid.uuid4().hex[:8]}",
-        "protocolVersion": "1.0",
-        "messages": [{"id": f"u-{uuid.uuid4().hex[:8]}", "role": "user", "content": text}],
-        **extra,
-    }
-
-
-def sse_events(response: httpx.Response) -> list[dict[str, Any]]:
-    frames = response.text.split("\n\n")
-    return [json.loads(line[6:]) for f in frames for line in f.splitlines() if line[:6] == "data: "]
 
 
 @dataclass
@@ -288,7 +274,8 @@ class Hub:
         self, owner: str, token: str, thread_id: str, text: str, **extra: Any
     ) -> httpx.Response:
         """A run of the default agent on ``owner``'s server, with ``token``."""
-        body = run_body(thread_id, text, **extra)
+        message = user_message(text, f"u-{uuid.uuid4().hex[:8]}")
+        body = run_input(thread_id, f"r-{uuid.uuid4().hex[:8]}", [message], **extra)
         return self.request("POST", f"user/{owner}/gth/agents/default/run", token, body, 60)
 
     # -- users and servers ----------------------------------------------------------------

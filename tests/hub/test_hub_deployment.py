@@ -9,7 +9,9 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from hub_harness import Hub, reply_of, sse_events
+from hub_harness import Hub, reply_of
+
+from tests.sse import sse_events
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -26,7 +28,7 @@ def started(hub: Hub, owner: str, visitor: str) -> str:
     thread_id = f"{visitor}-on-{owner}-{uuid.uuid4().hex[:8]}"
     response = hub.run(owner, hub.users[visitor].token, thread_id, f"{visitor} asks")
     assert response.status_code == 200, response.text
-    events = sse_events(response)
+    events = sse_events(response.text)
     assert events[-1]["type"] == "RUN_FINISHED", events[-3:]
     text = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
     assert text == reply_of(owner)

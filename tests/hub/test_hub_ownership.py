@@ -17,7 +17,9 @@ from typing import Any
 
 import httpx
 import pytest
-from hub_harness import ADMIN, Hub, reply_of, sse_events
+from hub_harness import ADMIN, Hub, reply_of
+
+from tests.sse import sse_events
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -31,7 +33,7 @@ def run(hub: Hub, token: str, thread_id: str, text: str, **extra: Any) -> httpx.
 def finished_run(hub: Hub, token: str, thread_id: str, text: str) -> list[dict[str, Any]]:
     response = run(hub, token, thread_id, text)
     assert response.status_code == 200, response.text
-    events = sse_events(response)
+    events = sse_events(response.text)
     assert events[-1]["type"] == "RUN_FINISHED", events[-3:]
     deltas = [e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT"]
     assert "".join(deltas) == reply_of("a")  # a's server answers, whoever asks

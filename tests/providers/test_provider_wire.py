@@ -10,7 +10,6 @@ other provider's key, and the photo as that provider's image block, exactly once
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -24,6 +23,7 @@ from gth_jupyter.config import load_config
 from gth_jupyter.models import resolve_model
 from gth_jupyter.server.standalone import make_app
 from gth_jupyter.store import CheckpointStore
+from tests.helpers import free_port
 from tests.providers.stubs import Reply, StubServer
 from tests.sse import sse_events as parse_sse
 
@@ -76,12 +76,6 @@ def other_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 def stub() -> Any:
     with StubServer() as server:
         yield server
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @asynccontextmanager

@@ -20,6 +20,7 @@ import redis.asyncio as aioredis
 
 from gth_jupyter.runs.journal import Journals, JournalTrimmedError, RunInfo
 from gth_jupyter.runs.redis_shipper import RedisJournals
+from tests.helpers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -314,12 +315,6 @@ async def test_a_follower_elsewhere_stops_when_the_process_running_the_run_dies(
         assert info is not None and info.ended  # its process is gone: it is over
     finally:
         await there.close()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class OwnRedis:

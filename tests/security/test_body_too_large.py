@@ -12,9 +12,7 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
-import socket
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -25,18 +23,13 @@ from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.config import GthConfig
 from gth_jupyter.server.standalone import make_app
 from gth_jupyter.store import CheckpointStore
+from tests.helpers import free_port
 
 TOKEN = "body-limit-token-0123456789"
 LIMIT = 100_000
 RUN = json.dumps(
     {"threadId": "t", "runId": "r", "messages": [{"id": "u", "role": "user", "content": "hi"}]}
 ).encode()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def raw_request(port: int, head: str, body: bytes = b"") -> tuple[int, dict[str, str], Any]:
@@ -156,20 +149,9 @@ async def test_standalone_the_reviews_12_mb_post_from_clients_that_send_first(
 # -- the Jupyter extension ------------------------------------------------------------------
 
 
-@pytest_asyncio.fixture
-async def jp_asyncio_loop() -> asyncio.AbstractEventLoop:
-    """Serve on the loop pytest-asyncio runs the test in (pytest-jupyter makes its own)."""
-    return asyncio.get_running_loop()
-
-
 @pytest.fixture
-def jp_server_config(jp_root_dir: Path) -> dict[str, Any]:
-    config = {"llm": {"type": "fake", "responses": ["ok"]}}
-    (jp_root_dir / ".gsloth.config.json").write_text(json.dumps(config))
-    return {
-        "ServerApp": {"jpserver_extensions": {"gth_jupyter": True}},
-        "GthJupyterApp": {"checkpointer": "memory", "max_body_bytes": LIMIT},
-    }
+def gth_app() -> dict[str, Any]:
+    return {"checkpointer": "memory", "max_body_bytes": LIMIT}
 
 
 async def test_jupyter_host_refuses_every_oversized_body_with_413_json(

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -24,6 +23,7 @@ import pytest
 
 from gth_jupyter.runs import LocalJournals
 from gth_jupyter.server.host import HOST_KEY
+from tests.helpers import free_port
 from tests.sse import sse_events
 
 TOKEN = "budget-test-token-0123456789"
@@ -31,12 +31,6 @@ RUNS = 20
 RSS_LIMIT_MB = 300
 
 pytestmark = pytest.mark.timeout(600)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def rss_mb(pid: int) -> int:
@@ -120,17 +114,11 @@ def test_twenty_runs_with_a_large_state_end_under_300_mb_and_the_oldest_expire(s
 
 
 @pytest.fixture
-def jp_server_config(jp_root_dir: Path) -> dict[str, Any]:
-    (jp_root_dir / ".gsloth.config.json").write_text(
-        json.dumps({"llm": {"type": "fake", "responses": ["ok"]}})
-    )
+def gth_app() -> dict[str, Any]:
     return {
-        "ServerApp": {"jpserver_extensions": {"gth_jupyter": True}},
-        "GthJupyterApp": {
-            "checkpointer": "memory",
-            "journal_budget_bytes": 5_000_000,
-            "journal_user_budget_bytes": 1_000_000,
-        },
+        "checkpointer": "memory",
+        "journal_budget_bytes": 5_000_000,
+        "journal_user_budget_bytes": 1_000_000,
     }
 
 

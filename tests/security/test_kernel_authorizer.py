@@ -5,13 +5,10 @@ kernel_forbidden`` before his run starts, so no kernel tool reads or changes her
 
 from __future__ import annotations
 
-import asyncio
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from jupyter_server.auth.authorizer import Authorizer
 from jupyter_server.auth.identity import User
 from tornado.httpclient import HTTPClientError
@@ -49,30 +46,20 @@ class NoKernelsForBob(Authorizer):
         return not (user.username == "bob" and resource == "kernels")
 
 
-@pytest_asyncio.fixture
-async def jp_asyncio_loop() -> asyncio.AbstractEventLoop:
-    """Serve on the loop pytest-asyncio runs the test in (pytest-jupyter makes its own)."""
-    return asyncio.get_running_loop()
-
-
 @pytest.fixture
-def jp_server_config(jp_root_dir: Path) -> dict[str, Any]:
-    config = {
+def gth_config() -> dict[str, Any]:
+    NoKernelsForBob.asked = []
+    return {
         "llm": {"type": "fake", "responses": SCRIPT},
         "builtInTools": KERNEL_TOOLS,
         # run_python runs without asking, so that Bob's run would need no approval either.
         "approvals": {"allow": [{"type": "tool", "matcher": "exact", "pattern": "run_python"}]},
     }
-    (jp_root_dir / ".gsloth.config.json").write_text(json.dumps(config))
-    NoKernelsForBob.asked = []
-    return {
-        "ServerApp": {
-            "jpserver_extensions": {"gth_jupyter": True},
-            "identity_provider_class": HeaderIdentity,
-            "authorizer_class": NoKernelsForBob,
-        },
-        "GthJupyterApp": {"checkpointer": "memory"},
-    }
+
+
+@pytest.fixture
+def gth_server_app() -> dict[str, Any]:
+    return {"identity_provider_class": HeaderIdentity, "authorizer_class": NoKernelsForBob}
 
 
 def body(thread: str, run: str, kernel: str, **extra: Any) -> str:

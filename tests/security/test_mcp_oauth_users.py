@@ -43,34 +43,25 @@ SCRIPT = [
 
 
 @pytest_asyncio.fixture
-async def jp_asyncio_loop() -> asyncio.AbstractEventLoop:
-    """Serve on the loop pytest-asyncio runs the test in (pytest-jupyter makes its own)."""
-    return asyncio.get_running_loop()
-
-
-@pytest_asyncio.fixture
 async def protected() -> AsyncIterator[tuple[str, Provider]]:
     async with serve_protected() as served:
         yield served
 
 
 @pytest.fixture
-def jp_server_config(jp_root_dir: Path, protected: tuple[str, Provider]) -> dict[str, Any]:
+def gth_config(protected: tuple[str, Provider]) -> dict[str, Any]:
     url, _ = protected
-    config = {
+    return {
         "llm": {"type": "fake", "responses": SCRIPT},
         "builtInTools": [],
         "approvals": "bypass",
         "mcpServers": {"secure": {"transport": "http", "url": url, "authProvider": "OAuth"}},
     }
-    (jp_root_dir / ".gsloth.config.json").write_text(json.dumps(config))
-    return {
-        "ServerApp": {
-            "jpserver_extensions": {"gth_jupyter": True},
-            "identity_provider_class": HeaderIdentity,
-        },
-        "GthJupyterApp": {"checkpointer": "memory"},
-    }
+
+
+@pytest.fixture
+def gth_server_app() -> dict[str, Any]:
+    return {"identity_provider_class": HeaderIdentity}
 
 
 class Users:

@@ -19,7 +19,6 @@ from typing import Any
 
 import httpx
 import pytest
-import pytest_asyncio
 from tornado.httpclient import HTTPClientError
 
 from gth_jupyter.agui import Requester
@@ -38,12 +37,6 @@ BOB = "bob"
 SLOW = "slow " * 150
 #: The model's answers, in call order across every run of a test.
 SCRIPT: list[Any] = ["First answer.", "Second answer.", "Third answer.", "Fourth answer."]
-
-
-@pytest_asyncio.fixture
-async def jp_asyncio_loop() -> asyncio.AbstractEventLoop:
-    """Serve on the loop pytest-asyncio runs the test in (pytest-jupyter makes its own)."""
-    return asyncio.get_running_loop()
 
 
 @pytest.fixture
@@ -71,18 +64,18 @@ def jp_server_cleanup(gth_store: dict[str, Any], jp_server_cleanup: None) -> Non
 
 
 @pytest.fixture
-def jp_server_config(
-    jp_root_dir: Path, gth_script: list[Any], gth_store: dict[str, Any]
-) -> dict[str, Any]:
-    config = {"llm": {"type": "fake", "responses": gth_script}, "builtInTools": []}
-    (jp_root_dir / ".gsloth.config.json").write_text(json.dumps(config))
-    return {
-        "ServerApp": {
-            "jpserver_extensions": {"gth_jupyter": True},
-            "identity_provider_class": HeaderIdentity,
-        },
-        "GthJupyterApp": gth_store,
-    }
+def gth_config(gth_script: list[Any]) -> dict[str, Any]:
+    return {"llm": {"type": "fake", "responses": gth_script}, "builtInTools": []}
+
+
+@pytest.fixture
+def gth_app(gth_store: dict[str, Any]) -> dict[str, Any]:
+    return gth_store
+
+
+@pytest.fixture
+def gth_server_app() -> dict[str, Any]:
+    return {"identity_provider_class": HeaderIdentity}
 
 
 def body(thread: str, run: str, text: str, **extra: Any) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -19,15 +18,10 @@ from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.config import GthConfig
 from gth_jupyter.server.standalone import make_app
 from gth_jupyter.store import CheckpointStore
+from tests.helpers import free_port
 
 TOKEN = "guards-token-0123456789"
 AUTH = {"Authorization": f"token {TOKEN}"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def serve(

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -21,17 +20,13 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.helpers import free_port
+
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc")
 
 TOKEN = "argv-token-Zq8dL2mX9pR4"
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 AS_ROOT = os.geteuid() == 0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def same_user() -> list[str]:

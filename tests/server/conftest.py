@@ -2,21 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
-
-
-@pytest_asyncio.fixture
-async def jp_asyncio_loop() -> asyncio.AbstractEventLoop:
-    """Serve on the loop pytest-asyncio runs the test in (pytest-jupyter makes its own)."""
-    return asyncio.get_running_loop()
-
 
 SCRIPT: list[Any] = [
     "Hello from Jupyter.",
@@ -60,18 +49,19 @@ def jp_server_cleanup(gth_database: str | None, jp_server_cleanup: None) -> None
 
 
 @pytest.fixture
-def jp_server_config(
-    jp_root_dir: Path, gth_script: list[Any], gth_checkpointer: str, gth_database: str | None
-) -> dict[str, Any]:
-    config = {
+def gth_config(gth_script: list[Any]) -> dict[str, Any]:
+    return {
         "llm": {"type": "fake", "responses": gth_script},
         "builtInTools": ["gth_status_update", "gth_checklist"],
     }
-    (jp_root_dir / ".gsloth.config.json").write_text(json.dumps(config))
+
+
+@pytest.fixture
+def gth_app(gth_checkpointer: str, gth_database: str | None) -> dict[str, Any]:
     app: dict[str, Any] = {"checkpointer": gth_checkpointer}
     if gth_checkpointer == "postgres":
         # A fresh database of the test PostgreSQL (the setting, not the environment variable,
         # which the extension would take out of this test process's environment).
         app["database_url"] = gth_database
         app["run_lease_seconds"] = 5.0
-    return {"ServerApp": {"jpserver_extensions": {"gth_jupyter": True}}, "GthJupyterApp": app}
+    return app

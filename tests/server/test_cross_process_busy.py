@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 from tornado.httpclient import HTTPClientError
 
+from tests.conftest import body
+from tests.helpers import user_message
 from tests.sse import sse_events as parse_sse
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="flock leases are POSIX")
@@ -47,18 +49,19 @@ def gth_script() -> list[Any]:
 
 
 @pytest.fixture
-def jp_server_config(jp_root_dir: Path, gth_script: list[Any], shared_db: Path) -> dict[str, Any]:
-    config = {"llm": {"type": "fake", "responses": gth_script}}
-    (jp_root_dir / ".gsloth.config.json").write_text(json.dumps(config))
-    return {
-        "ServerApp": {"jpserver_extensions": {"gth_jupyter": True}},
-        "GthJupyterApp": {"checkpointer": "sqlite", "checkpoint_path": str(shared_db)},
-    }
+def gth_config(gth_script: list[Any]) -> dict[str, Any]:
+    return {"llm": {"type": "fake", "responses": gth_script}}
 
 
-def run_body(run_id: str) -> str:
-    message = {"id": f"{run_id}-msg", "role": "user", "content": "from the server"}
-    return json.dumps({"threadId": "nb-shared", "runId": run_id, "messages": [message]})
+@pytest.fixture
+def gth_app(shared_db: Path) -> dict[str, Any]:
+    return {"checkpointer": "sqlite", "checkpoint_path": str(shared_db)}
+
+
+def ask(run_id: str) -> bytes:
+    """The server's turn on the Session's thread (from a client that names no protocol)."""
+    message = user_message("from the server", f"{run_id}-msg")
+    return body("nb-shared", run_id, [message], protocolVersion=None)
 
 
 def text_of(body: bytes) -> str:
@@ -90,7 +93,7 @@ async def test_the_endpoint_answers_409_while_a_kernel_session_holds_the_thread(
         first = await asyncio.wait_for(holder.stdout.readexactly(7), timeout=60)
         assert first == b"kernel0"  # the Session's run is streaming
         with pytest.raises(HTTPClientError) as info:
-            await jp_fetch("gth", "agents", "default", "run", method="POST", body=run_body("r1"))
+            await jp_fetch("gth", "agents", "default", "run", method="POST", body=ask("r1"))
         assert info.value.code == 409
         assert info.value.response.headers["Retry-After"]
         assert json.loads(info.value.response.body)["code"] == "run_busy"
@@ -100,7 +103,7 @@ async def test_the_endpoint_answers_409_while_a_kernel_session_holds_the_thread(
         if holder.returncode is None:
             holder.kill()
             await holder.wait()
-    response = await jp_fetch("gth", "agents", "default", "run", method="POST", body=run_body("r2"))
+    response = await jp_fetch("gth", "agents", "default", "run", method="POST", body=ask("r2"))
     assert text_of(response.body) == "From the server."
     # The server sees the Session's turn: one thread, one history, nothing lost or mixed.
     history = json.loads((await jp_fetch("gth", "threads", "nb-shared")).body)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 from tornado.httpclient import HTTPClientError
 
-from tests.sse import sse_events as parse_sse
+from tests.conftest import body as run_body
+from tests.sse import sse_events
 
 #: For the tests that store threads: the in-memory store and the shared PostgreSQL one.
 STORES = pytest.mark.parametrize("gth_checkpointer", ["memory", "postgres"], indirect=True)
@@ -18,19 +18,6 @@ CAMERA = {
     "description": "webcam",
     "parameters": {"type": "object", "properties": {}},
 }
-
-
-def sse_events(raw: bytes) -> list[dict[str, Any]]:
-    text = raw.decode()
-    assert "\r" not in text
-    return parse_sse(text)
-
-
-def run_body(thread: str, run: str, messages: list[dict[str, Any]], **extra: Any) -> str:
-    """A request as ``@ag-ui/client`` 1.0 sends it (``protocolVersion: "1.0"``)."""
-    return json.dumps(
-        {"threadId": thread, "runId": run, "protocolVersion": "1.0", "messages": messages, **extra}
-    )
 
 
 @STORES
@@ -58,7 +45,7 @@ async def test_a_run_streams_sse(jp_fetch) -> None:
         "gth", "agents", "default", "run", method="POST", body=run_body("t", "r", messages)
     )
     assert response.headers["Content-Type"] == "text/event-stream"
-    events = sse_events(response.body)
+    events = sse_events(response.body, lf_only=True)
     assert events[0] == {
         "type": "RUN_STARTED",
         "threadId": "t",
@@ -79,7 +66,7 @@ async def test_server_tool_and_client_tool_rounds(jp_fetch) -> None:
     response = await jp_fetch(
         "gth", "agents", "default", "run", method="POST", body=run_body("t", "r2", history)
     )
-    events = sse_events(response.body)
+    events = sse_events(response.body, lf_only=True)
     result = next(e for e in events if e["type"] == "TOOL_CALL_RESULT")
     assert result["content"] == "busy"
     history.append({"id": "u3", "role": "user", "content": "photo"})
@@ -91,7 +78,7 @@ async def test_server_tool_and_client_tool_rounds(jp_fetch) -> None:
         method="POST",
         body=run_body("t", "r3", history, tools=[CAMERA]),
     )
-    events = sse_events(response.body)
+    events = sse_events(response.body, lf_only=True)
     pending = events[-1]["outcome"]["pendingToolCallIds"]
     assert len(pending) == 1
     resume = [
@@ -109,7 +96,7 @@ async def test_server_tool_and_client_tool_rounds(jp_fetch) -> None:
         method="POST",
         body=run_body("t", "r4", history, tools=[CAMERA], resume=resume),
     )
-    events = sse_events(response.body)
+    events = sse_events(response.body, lf_only=True)
     assert "".join(e.get("delta", "") for e in events) == "A lovely photo."
     assert [e["toolCallId"] for e in events if e["type"] == "TOOL_CALL_RESULT"] == pending
 

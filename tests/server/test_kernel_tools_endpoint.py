@@ -5,7 +5,6 @@ it does not run is refused before anything else. The standalone server has no ke
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,17 +26,12 @@ SCRIPT: list[Any] = [
 
 
 @pytest.fixture
-def jp_server_config(jp_root_dir: Path) -> dict[str, Any]:
-    config = {
+def gth_config() -> dict[str, Any]:
+    return {
         "llm": {"type": "fake", "responses": SCRIPT},
         "builtInTools": KERNEL_TOOLS,
         # An allow entry lets run_python run at the default mode, which would ask.
         "approvals": {"allow": [{"type": "tool", "matcher": "exact", "pattern": "run_python"}]},
-    }
-    (jp_root_dir / ".gsloth.config.json").write_text(json.dumps(config))
-    return {
-        "ServerApp": {"jpserver_extensions": {"gth_jupyter": True}},
-        "GthJupyterApp": {"checkpointer": "memory"},
     }
 
 

@@ -23,9 +23,8 @@ def gth_script() -> list[Any]:
 
 
 @pytest.fixture
-def jp_server_config(jp_server_config: dict[str, Any]) -> dict[str, Any]:
-    jp_server_config["ServerApp"]["identity_provider_class"] = HeaderIdentity
-    return jp_server_config
+def gth_server_app() -> dict[str, Any]:
+    return {"identity_provider_class": HeaderIdentity}
 
 
 def body(thread: str, run: str, text: str = "hi") -> str:

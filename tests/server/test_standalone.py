@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -18,15 +17,10 @@ from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.config import GthConfig
 from gth_jupyter.server.standalone import make_app
 from gth_jupyter.store import CheckpointStore
-from tests.sse import sse_events as parse_sse
+from tests.helpers import free_port
+from tests.sse import sse_events
 
 TOKEN = "s3cret-s3cret-s3cret"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest_asyncio.fixture
@@ -81,7 +75,7 @@ async def test_runs_on_both_route_spellings(client: httpx.AsyncClient) -> None:
         ) as response:
             assert response.headers["content-type"] == "text/event-stream"
             body = b"".join([chunk async for chunk in response.aiter_bytes()])
-        events = parse_sse(body)
+        events = sse_events(body)
         assert events[0]["runId"] == run_id and events[-1]["type"] == "RUN_FINISHED"
 
 
@@ -143,10 +137,6 @@ def test_cli_reports_a_bad_config_clearly(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "commands.api.port" in result.stderr and str(config) in result.stderr
-
-
-def sse_events(body: bytes) -> list[dict[str, object]]:
-    return parse_sse(body)
 
 
 async def test_gaunt_sloths_documented_bodies_run_with_generated_ids(

@@ -3,10 +3,8 @@ a clear refusal when the store cannot work; ``runLeaseSeconds`` from the configu
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -16,18 +14,13 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
-import pytest_asyncio
 from tornado.httpclient import HTTPClientError
 
 from gth_jupyter.config import ConfigError, GthConfigWarning, load_config
 from gth_jupyter.store.postgres_env import DATABASE_URL_VAR, REDIS_URL_VAR
+from tests.conftest import body
+from tests.helpers import free_port, run_input, user_message
 from tests.sse import sse_events
-
-
-@pytest_asyncio.fixture
-async def jp_asyncio_loop() -> asyncio.AbstractEventLoop:
-    """Serve on the loop pytest-asyncio runs the test in (pytest-jupyter makes its own)."""
-    return asyncio.get_running_loop()
 
 
 @pytest.fixture
@@ -45,27 +38,18 @@ def gth_env() -> dict[str, str]:
 
 
 @pytest.fixture
-def jp_server_config(
-    jp_root_dir: Path, gth_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
-) -> dict[str, Any]:
+def gth_config() -> dict[str, Any]:
+    return {"llm": {"type": "fake", "responses": ["Stored in PostgreSQL."]}}
+
+
+@pytest.fixture
+def gth_app(gth_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     # In the environment before the server (made from this config) starts.
     for name in (DATABASE_URL_VAR, REDIS_URL_VAR):
         monkeypatch.delenv(name, raising=False)
     for name, value in gth_env.items():
         monkeypatch.setenv(name, value)
-    config = {"llm": {"type": "fake", "responses": ["Stored in PostgreSQL."]}}
-    (jp_root_dir / ".gsloth.config.json").write_text(json.dumps(config))
-    return {
-        "ServerApp": {"jpserver_extensions": {"gth_jupyter": True}},
-        "GthJupyterApp": {"checkpointer": "postgres"},
-    }
-
-
-def run_body(thread: str) -> str:
-    message = {"id": "u1", "role": "user", "content": "hi"}
-    return json.dumps(
-        {"threadId": thread, "runId": "r", "protocolVersion": "1.0", "messages": [message]}
-    )
+    return {"checkpointer": "postgres"}
 
 
 @pytest.fixture
@@ -77,7 +61,9 @@ def with_urls(pg_url: str, gth_env: dict[str, str]) -> str:
 async def test_the_extension_takes_the_urls_out_of_the_environment(
     dumped: list[bool], with_urls: str, jp_fetch: Any
 ) -> None:
-    answer = await jp_fetch("gth", "agents", "default", "run", method="POST", body=run_body("e"))
+    answer = await jp_fetch(
+        "gth", "agents", "default", "run", method="POST", body=body("e", "r", [user_message("hi")])
+    )
     text = "".join(e.get("delta", "") for e in sse_events(answer.body))
     assert text == "Stored in PostgreSQL."
     assert DATABASE_URL_VAR not in os.environ and REDIS_URL_VAR not in os.environ
@@ -93,7 +79,14 @@ async def test_postgres_without_a_url_is_a_clear_refusal_not_a_crash(
     info = json.loads((await jp_fetch("gth", "info")).body)
     assert info["status"] == "error" and DATABASE_URL_VAR in info["error"]["message"]
     with pytest.raises(HTTPClientError) as refused:
-        await jp_fetch("gth", "agents", "default", "run", method="POST", body=run_body("x"))
+        await jp_fetch(
+            "gth",
+            "agents",
+            "default",
+            "run",
+            method="POST",
+            body=body("x", "r", [user_message("hi")]),
+        )
     assert json.loads(refused.value.response.body)["code"] == info["error"]["code"]
     assert dumped == []  # nothing secret to protect
 
@@ -133,12 +126,6 @@ def test_run_lease_seconds_comes_from_the_config_and_a_database_url_there_is_ign
     assert "databaseUrl" not in type(loaded).model_fields
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def serve(tmp_path: Path, *args: str, env: dict[str, str]) -> subprocess.Popen[str]:
     config = {"llm": {"type": "fake", "responses": ["Stored by the standalone server."]}}
     (tmp_path / ".gsloth.config.json").write_text(json.dumps(config))
@@ -176,7 +163,7 @@ def test_the_standalone_server_keeps_threads_in_postgres(pg_url: str, tmp_path: 
         line = server.stdout.readline()
         assert "AG-UI server on" in line, (line, server.stderr.read() if server.stderr else "")
         headers = {"Authorization": f"token {token}"}
-        body = json.loads(run_body("standalone"))
+        body = run_input("standalone", "r", [user_message("hi")])
         deadline = time.monotonic() + 60
         while True:
             try:

@@ -20,7 +20,6 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import sysconfig
@@ -37,6 +36,7 @@ import pytest
 from jupyter_client.blocking import BlockingKernelClient
 
 from gth_jupyter.store.provision import provision_user, role_name
+from tests.helpers import free_port
 from tests.sse import sse_events
 
 pytestmark = [
@@ -89,12 +89,6 @@ finally:
 print(json.dumps({"found": found, "denied": denied, "readable": readable,
                   "control": control, "server": server, "uid": os.getuid()}))
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def launcher(home: Path) -> tuple[list[str], dict[str, str]]:

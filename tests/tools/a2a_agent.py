@@ -14,7 +14,6 @@ What it says depends on the text it gets:
 from __future__ import annotations
 
 import asyncio
-import socket
 import threading
 from collections import defaultdict
 from collections.abc import Iterator
@@ -30,6 +29,8 @@ from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
 from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill
 from starlette.applications import Starlette
+
+from tests.helpers import free_port
 
 
 @dataclass
@@ -102,13 +103,6 @@ def make_app(card: AgentCard, memory: Memory, *, legacy: bool = False) -> Starle
     )
     rpc = create_jsonrpc_routes(handler, "/", enable_v0_3_compat=legacy)
     return Starlette(routes=[*create_agent_card_routes(card), *rpc])
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @contextmanager

@@ -25,7 +25,9 @@ from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 from mcp.server.fastmcp import FastMCP
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
-from .mcp_server import free_port, stop_sse_watcher
+from tests.helpers import free_port
+
+from .mcp_server import stop_sse_watcher
 
 
 @dataclass

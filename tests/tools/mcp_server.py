@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -70,17 +69,13 @@ def build_server() -> FastMCP:
     return server
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @asynccontextmanager
 async def serve_http(transport: str = "http") -> AsyncIterator[str]:
     """The server over streamable HTTP (or SSE) on a loopback port, in this loop; yields its
     URL."""
     import uvicorn
+
+    from tests.helpers import free_port  # here: `python mcp_server.py` has no tests/ to import
 
     port = free_port()
     mcp = build_server()

@@ -25,6 +25,7 @@ from gth_jupyter.contract.run import RunEnd, RunPlan
 from gth_jupyter.store import CheckpointStore
 from gth_jupyter.tools.a2a import Conversations, cap_reply, make_a2a_tools
 from gth_jupyter.tools.kinds import kind_of
+from tests.helpers import free_port
 from tests.tools.a2a_agent import Memory, serve
 
 
@@ -139,8 +140,6 @@ async def test_a_failing_agent_is_an_error_message(remote: tuple[str, Memory]) -
 
 
 async def test_an_unreachable_agent_is_an_error_message(tmp_path: Path) -> None:
-    from tests.tools.a2a_agent import free_port
-
     (tool,) = tools_for(f"http://127.0.0.1:{free_port()}/", timeout=5)
     text, error = await ask(tool, "hello", "t1")
     assert error and text.startswith("Error communicating with agent: ")

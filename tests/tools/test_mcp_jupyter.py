@@ -3,30 +3,22 @@ every server (a broken one with its error), and stopping the extension ends the 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 
-from tests.sse import sse_events as parse_sse
+from tests.sse import sse_events
 
 SERVER = str(Path(__file__).with_name("mcp_server.py"))
 
 
-@pytest_asyncio.fixture
-async def jp_asyncio_loop() -> asyncio.AbstractEventLoop:
-    """Serve on the loop pytest-asyncio runs the test in (pytest-jupyter makes its own)."""
-    return asyncio.get_running_loop()
-
-
 @pytest.fixture
-def jp_server_config(jp_root_dir: Path) -> dict[str, Any]:
+def gth_config(jp_root_dir: Path) -> dict[str, Any]:
     call = {"name": "mcp__local__add", "args": {"a": 20, "b": 22}}
-    config = {
+    return {
         "llm": {"type": "fake", "responses": [{"toolCalls": [call]}, "It is 42."]},
         "builtInTools": [],
         "mcpServers": {
@@ -34,15 +26,6 @@ def jp_server_config(jp_root_dir: Path) -> dict[str, Any]:
             "broken": {"transport": "stdio", "command": str(jp_root_dir / "missing-server")},
         },
     }
-    (jp_root_dir / ".gsloth.config.json").write_text(json.dumps(config))
-    return {
-        "ServerApp": {"jpserver_extensions": {"gth_jupyter": True}},
-        "GthJupyterApp": {"checkpointer": "memory"},
-    }
-
-
-def sse_events(raw: bytes) -> list[dict[str, Any]]:
-    return parse_sse(raw)
 
 
 async def test_a_run_calls_an_mcp_tool_and_info_reports_the_servers(jp_fetch, jp_serverapp) -> None:

@@ -18,15 +18,9 @@ from tornado.httpclient import HTTPClientError
 
 from gth_jupyter.server.identity import server_owner
 from gth_jupyter.tools.mcp.oauth import owner_dir
-from tests.sse import sse_events as parse_sse
+from tests.sse import sse_events
 
 from .mcp_oauth_server import serve_protected
-
-
-@pytest_asyncio.fixture
-async def jp_asyncio_loop() -> asyncio.AbstractEventLoop:
-    """Serve on the loop pytest-asyncio runs the test in (pytest-jupyter makes its own)."""
-    return asyncio.get_running_loop()
 
 
 @pytest_asyncio.fixture
@@ -36,9 +30,9 @@ async def protected_url() -> Any:
 
 
 @pytest.fixture
-def jp_server_config(jp_root_dir: Path, protected_url: str) -> dict[str, Any]:
+def gth_config(protected_url: str) -> dict[str, Any]:
     call = {"name": "mcp__secure__secret_add", "args": {"a": 20, "b": 22}}
-    config = {
+    return {
         "llm": {"type": "fake", "responses": ["Not yet.", {"toolCalls": [call]}, "It is 42."]},
         "builtInTools": [],
         "approvals": "bypass",
@@ -46,15 +40,6 @@ def jp_server_config(jp_root_dir: Path, protected_url: str) -> dict[str, Any]:
             "secure": {"transport": "http", "url": protected_url, "authProvider": "OAuth"}
         },
     }
-    (jp_root_dir / ".gsloth.config.json").write_text(json.dumps(config))
-    return {
-        "ServerApp": {"jpserver_extensions": {"gth_jupyter": True}},
-        "GthJupyterApp": {"checkpointer": "memory"},
-    }
-
-
-def sse_events(raw: bytes) -> list[dict[str, Any]]:
-    return parse_sse(raw)
 
 
 async def run(jp_fetch: Any, run_id: str) -> list[dict[str, Any]]:

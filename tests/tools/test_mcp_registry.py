@@ -18,6 +18,7 @@ from gth_jupyter.middleware.approval_rules import names_subject
 from gth_jupyter.store import CheckpointStore
 from gth_jupyter.tools.kinds import kind_of
 from gth_jupyter.tools.mcp.servers import McpServers
+from tests.helpers import free_port
 
 SERVER = str(Path(__file__).with_name("mcp_server.py"))
 LOCAL = {"transport": "stdio", "command": sys.executable, "args": [SERVER]}
@@ -105,8 +106,6 @@ def test_close_from_another_loop_ends_the_sessions(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("transport", ["http", "sse"])
 async def test_an_unreachable_url_is_reported(tmp_path: Path, transport: str) -> None:
-    from .mcp_server import free_port
-
     url = f"http://127.0.0.1:{free_port()}/mcp"
     config = McpServerConfig.model_validate({"transport": transport, "url": url})
     servers = McpServers({"down": config}, cwd=tmp_path, timeout=10)
