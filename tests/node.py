@@ -16,6 +16,18 @@ from typing import Any
 import pytest
 
 JS = Path(__file__).resolve().parent.parent / "js"
+#: The image types the parity tests try: the four shown inline, then types no side may show
+#: (SVG is a document; the rest are the types the widget once took beside those four).
+IMAGE_TYPES = (
+    "image/png",
+    "image/jpeg",
+    "image/gif",
+    "image/webp",
+    "image/svg+xml",
+    "image/bmp",
+    "image/avif",
+    "image/x-icon",
+)
 _PRELUDE = """
 const input = JSON.parse(await new Promise((done) => {
   let text = "";

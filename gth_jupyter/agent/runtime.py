@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncGenerator, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from langchain.agents.middleware import AgentMiddleware
@@ -52,17 +53,16 @@ def pending_of(item: Interrupt) -> PendingInterrupt:
     return PendingInterrupt.of(item.id, item.value)
 
 
+@dataclass(eq=False)
 class ThreadClaim:
-    """Held while a run uses its thread; ``release`` is idempotent."""
+    """Held while a run uses its thread (in this process's claims, by thread; the lease holds
+    it in the shared store too); ``release`` is idempotent."""
 
-    def __init__(
-        self, busy: dict[str, str], thread_id: str, lease: RunLease | None = None, run_id: str = ""
-    ) -> None:
-        self._busy = busy
-        self.thread_id = thread_id
-        self.run_id = run_id
-        self._lease = lease
-        self._held = True
+    _busy: dict[str, str] = field(repr=False)
+    thread_id: str
+    _lease: RunLease | None = field(default=None, repr=False)
+    run_id: str = ""
+    _held: bool = field(default=True, init=False, repr=False)
 
     def release(self) -> None:
         if self._held:

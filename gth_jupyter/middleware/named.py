@@ -21,20 +21,32 @@ from langchain_core.language_models import BaseChatModel
 from gth_jupyter.config.errors import report
 from gth_jupyter.config.live import LiveObjects, is_marker
 
-__all__ = ["anthropic_prompt_caching", "summarization"]
+__all__ = ["anthropic_prompt_caching", "live_model", "summarization"]
 
 DEFAULT_MAX_TOKENS = 10_000
 DEFAULT_MESSAGES_TO_KEEP = 20
 
 
-def _model(setting: Any, session: BaseChatModel, live: LiveObjects) -> BaseChatModel:
+def live_model(
+    setting: Any, session: BaseChatModel, live: LiveObjects, wrong: Exception
+) -> BaseChatModel | None:
+    """The model a middleware's setting names, where the session decides: the session's own
+    model for no setting, the chat model a ``.py`` config's live object is (``wrong`` is raised
+    for any other object); ``None`` for a setting of another kind."""
     if setting is None:
         return session
-    if is_marker(setting):
-        found = live.get(setting)
-        if isinstance(found, BaseChatModel):
-            return found
-        raise ValueError("summarization: 'model' is not a chat model")
+    if not is_marker(setting):
+        return None
+    found = live.get(setting)
+    if isinstance(found, BaseChatModel):
+        return found
+    raise wrong
+
+
+def _model(setting: Any, session: BaseChatModel, live: LiveObjects) -> BaseChatModel:
+    wrong = ValueError("summarization: 'model' is not a chat model")
+    if (found := live_model(setting, session, live, wrong)) is not None:
+        return found
     if isinstance(setting, BaseChatModel):
         return setting
     if isinstance(setting, str):

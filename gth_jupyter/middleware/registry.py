@@ -35,7 +35,7 @@ from gth_jupyter.middleware.image_injection import (
     FrontendImageInjectionMiddleware,
     ToolImageInjectionMiddleware,
 )
-from gth_jupyter.middleware.named import anthropic_prompt_caching, summarization
+from gth_jupyter.middleware.named import anthropic_prompt_caching, live_model, summarization
 from gth_jupyter.middleware.rater import Rater
 from gth_jupyter.tools.notebook_tools import INSERT_CELL
 
@@ -56,13 +56,10 @@ def rater_model(
     rater: str | None, *, session: BaseChatModel, cwd: Path, live: LiveObjects
 ) -> BaseChatModel:
     """The model that rates shell commands (see the module docstring)."""
-    if rater is None:
-        return session
-    if is_marker(rater):
-        found = live.get(rater)
-        if isinstance(found, BaseChatModel):
-            return found
-        raise ConfigError("approvals.rater is not a chat model", key_path="approvals.rater")
+    wrong = ConfigError("approvals.rater is not a chat model", key_path="approvals.rater")
+    if (found := live_model(rater, session, live, wrong)) is not None:
+        return found
+    assert rater is not None  # live_model answers for no rater
     file = _profile_config(rater, cwd)
     if file is None:
         raise ConfigError(

@@ -28,7 +28,7 @@ from ..store.postgres_env import (
     postgres_missing,
     take_service_urls,
 )
-from .handlers import HANDLERS
+from . import handlers as jupyter_handlers
 from .host import HOST_KEY, GthHost
 from .identity import server_owner
 from .routes import route_table
@@ -196,7 +196,7 @@ class GthJupyterApp(ExtensionApp):
         self.redis_url_resolved = found.redis or self.redis_url or None
 
     def initialize_handlers(self) -> None:
-        self.handlers.extend(route_table(HANDLERS))
+        self.handlers.extend(route_table(jupyter_handlers))
 
     async def stop_extension(self) -> None:
         for name, value in self._handover.items():

@@ -19,7 +19,7 @@ from ..agui.owners import Requester
 from .identity import server_owner
 from .routes import GthRoutesMixin
 
-__all__ = ["AUTH_RESOURCE", "HANDLERS", "GthAPIHandler"]
+__all__ = ["AUTH_RESOURCE", "GthAPIHandler"]
 
 AUTH_RESOURCE = "gth"
 #: What a run that names a kernel needs besides ``gth``: Jupyter's own permission to run code
@@ -162,18 +162,3 @@ class OAuthCallbackHandler(GthAPIHandler):
         """A small page saying the tab may close; ``400 oauth_state_unknown`` for a state no
         authorization waits on."""
         self.finish_oauth()
-
-
-#: The handler serving each route of :data:`~gth_jupyter.server.routes.ROUTES`.
-HANDLERS: dict[str, type[web.RequestHandler]] = {
-    "health": HealthHandler,
-    "info": InfoHandler,
-    "threads": ThreadsHandler,
-    "thread": ThreadHandler,
-    "run_events": RunEventsHandler,
-    "run_control": RunControlHandler,
-    "thread_grants": ThreadGrantsHandler,
-    "grant": GrantHandler,
-    "run": RunHandler,
-    "oauth_callback": OAuthCallbackHandler,
-}

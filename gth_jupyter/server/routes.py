@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import html
 import logging
-from collections.abc import Mapping
+from types import ModuleType
 from typing import NamedTuple
 
 from tornado import web
@@ -37,7 +37,8 @@ log = logging.getLogger(__name__)
 
 
 class Route(NamedTuple):
-    """A path pattern and the name of the handler that serves it."""
+    """A path pattern and the name of the handler class that serves it: each host defines a
+    class of that name, on its own base (Jupyter's auth, or the standalone token)."""
 
     handler: str
     pattern: str
@@ -45,30 +46,31 @@ class Route(NamedTuple):
 
 #: Every host serves these (under Jupyter's ``base_url``, or at the standalone server's root).
 ROUTES: tuple[Route, ...] = (
-    Route("health", r"/gth/health"),
-    Route("info", r"/gth/info"),
-    Route("run", r"/gth/agents/([^/]+)/run"),
-    Route("threads", r"/gth/threads/?"),
-    Route("thread", r"/gth/threads/([^/]+)"),
-    Route("run_events", r"/gth/runs/([^/]+)/events"),
-    Route("run_control", r"/gth/runs/([^/]+)"),
-    Route("thread_grants", r"/gth/threads/([^/]+)/grants"),
-    Route("grant", r"/gth/grants/([^/]+)"),
-    Route("oauth_callback", r"/gth/oauth/callback"),
+    Route("HealthHandler", r"/gth/health"),
+    Route("InfoHandler", r"/gth/info"),
+    Route("RunHandler", r"/gth/agents/([^/]+)/run"),
+    Route("ThreadsHandler", r"/gth/threads/?"),
+    Route("ThreadHandler", r"/gth/threads/([^/]+)"),
+    Route("RunEventsHandler", r"/gth/runs/([^/]+)/events"),
+    Route("RunControlHandler", r"/gth/runs/([^/]+)"),
+    Route("ThreadGrantsHandler", r"/gth/threads/([^/]+)/grants"),
+    Route("GrantHandler", r"/gth/grants/([^/]+)"),
+    Route("OAuthCallbackHandler", r"/gth/oauth/callback"),
 )
 #: Gaunt Sloth's own paths, which its clients post to; the standalone server serves them too.
 GAUNT_SLOTH_ROUTES: tuple[Route, ...] = (
-    Route("health", r"/health"),
-    Route("info", r"/info"),
-    Route("run", r"/agents/([^/]+)/run"),
+    Route("HealthHandler", r"/health"),
+    Route("InfoHandler", r"/info"),
+    Route("RunHandler", r"/agents/([^/]+)/run"),
 )
 
 
 def route_table(
-    handlers: Mapping[str, type[web.RequestHandler]], routes: tuple[Route, ...] = ROUTES
+    host: ModuleType, routes: tuple[Route, ...] = ROUTES
 ) -> list[tuple[str, type[web.RequestHandler]]]:
-    """``routes`` with each handler name replaced by the host's handler class."""
-    return [(route.pattern, handlers[route.handler]) for route in routes]
+    """``routes`` with each handler name replaced by the class of that name in the ``host``
+    module (a route the host has no handler for fails here, as the host starts)."""
+    return [(route.pattern, getattr(host, route.handler)) for route in routes]
 
 
 class GthRoutesMixin(RunRoutes):

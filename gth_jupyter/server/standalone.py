@@ -18,6 +18,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +36,6 @@ from .routes import GAUNT_SLOTH_ROUTES, ROUTES, GthRoutesMixin, route_table
 from .token import check_token
 
 __all__ = [
-    "HANDLERS",
     "StandaloneHandler",
     "StandaloneHost",
     "cors_headers",
@@ -218,21 +218,6 @@ class NotFoundHandler(StandaloneHandler):
     post = put = patch = delete = head = options = get
 
 
-#: The handler serving each route of the shared route table.
-HANDLERS: dict[str, type[web.RequestHandler]] = {
-    "health": HealthHandler,
-    "info": InfoHandler,
-    "threads": ThreadsHandler,
-    "thread": ThreadHandler,
-    "run_events": RunEventsHandler,
-    "run_control": RunControlHandler,
-    "thread_grants": ThreadGrantsHandler,
-    "grant": GrantHandler,
-    "run": RunHandler,
-    "oauth_callback": OAuthCallbackHandler,
-}
-
-
 def cors_headers(effective: EffectiveConfig) -> dict[str, str]:
     cors = effective.cors
     allow_headers = [h.strip() for h in cors.allow_headers.split(",") if h.strip()]
@@ -277,4 +262,6 @@ def make_app(
         check_host=check_host,
     )
     settings: dict[str, Any] = {HOST_KEY: host, "default_handler_class": NotFoundHandler}
-    return web.Application(route_table(HANDLERS, ROUTES + GAUNT_SLOTH_ROUTES), **settings)
+    return web.Application(
+        route_table(sys.modules[__name__], ROUTES + GAUNT_SLOTH_ROUTES), **settings
+    )

@@ -9,7 +9,8 @@ ordinary results, as Gaunt Sloth's custom toolkit does.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from langchain_core.tools import ToolException
 from gth_jupyter.tools._base import emit_output
 from gth_jupyter.tools.process import CommandResult, run_command
 
-__all__ = ["execute", "writer_of"]
+__all__ = ["Runner", "execute", "writer_of"]
 
 
 def writer_of(runtime: Any) -> tuple[Callable[[Any], None] | None, str | None]:
@@ -76,3 +77,27 @@ async def execute(
     if errors:
         raise ToolException(text)
     return text
+
+
+@dataclass(frozen=True)
+class Runner:
+    """How one tool runs its commands (see :func:`execute`): in ``cwd``, within its timeout (in
+    ms, or none) and output budget; ``errors``: raise on failure rather than say it."""
+
+    cwd: Path
+    timeout_ms: float | None
+    max_output_bytes: int | None
+    errors: bool
+    pass_env: Sequence[str] = ()
+
+    def __call__(self, command: str, name: str, runtime: Any) -> Awaitable[str]:
+        return execute(
+            command,
+            name=name,
+            cwd=self.cwd,
+            runtime=runtime,
+            timeout_ms=self.timeout_ms,
+            max_output_bytes=self.max_output_bytes,
+            errors=self.errors,
+            pass_env=self.pass_env,
+        )

@@ -33,7 +33,7 @@ from pydantic import Field, create_model
 from gth_jupyter.config.command_template import unsafe_placeholders
 from gth_jupyter.config.schema import CustomToolConfig
 from gth_jupyter.tools._base import InjectedRuntime
-from gth_jupyter.tools.commands import execute, writer_of
+from gth_jupyter.tools.commands import Runner, writer_of
 from gth_jupyter.tools.kinds import KIND_KEY
 from gth_jupyter.tools.shell import DEFAULT_MAX_OUTPUT_BYTES
 from gth_jupyter.tools.validation import ParameterError, build_command
@@ -85,16 +85,11 @@ class CustomCommandTool(StructuredTool):
                 'approved a one-time exception for this call; add "allow" to the parameter in '
                 "customTools to skip this check permanently."
             )
-        return await execute(
-            command,
-            name=self.name,
-            cwd=self.cwd,
-            runtime=runtime,
-            timeout_ms=self.spec.timeout * 1000 if self.spec.timeout else None,
-            max_output_bytes=DEFAULT_MAX_OUTPUT_BYTES,
-            errors=False,
-            pass_env=self.pass_env,
+        timeout = self.spec.timeout * 1000 if self.spec.timeout else None
+        run = Runner(
+            self.cwd, timeout, DEFAULT_MAX_OUTPUT_BYTES, errors=False, pass_env=self.pass_env
         )
+        return await run(command, self.name, runtime)
 
 
 def make_custom_tool(

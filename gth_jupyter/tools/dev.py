@@ -27,8 +27,7 @@ from pydantic import BaseModel, Field
 
 from gth_jupyter.config.command_template import unsafe_placeholders
 from gth_jupyter.tools._base import InjectedRuntime, make_tool
-from gth_jupyter.tools.commands import execute
-from gth_jupyter.tools.shell import DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS
+from gth_jupyter.tools.shell import shell_runner
 from gth_jupyter.tools.validation import ParameterError, build_command
 
 __all__ = ["DEV_TOOLS", "make_dev_tool"]
@@ -70,22 +69,10 @@ def make_dev_tool(
         return None
     if name == "run_single_test" and unsafe_placeholders(template, ["testPath"]):
         raise ValueError(f"the command of run_single_test has {PLACEHOLDER} inside quotes")
-    timeout = float(settings.get("timeout") or shell.get("timeout") or DEFAULT_TIMEOUT_MS)
-    budget = int(
-        settings.get("maxOutputBytes") or shell.get("maxOutputBytes") or DEFAULT_MAX_OUTPUT_BYTES
-    )
+    runner = shell_runner(cwd, settings, shell, pass_env=pass_env)
 
     async def run(command: str, runtime: InjectedRuntime) -> str:
-        return await execute(
-            command,
-            name=name,
-            cwd=cwd,
-            runtime=runtime,
-            timeout_ms=timeout,
-            max_output_bytes=budget,
-            errors=True,
-            pass_env=pass_env,
-        )
+        return await runner(command, name, runtime)
 
     description = DEV_TOOLS[name].format(command=template)
     if name != "run_single_test":

@@ -21,9 +21,15 @@ from langchain_core.tools import BaseTool, ToolException
 from pydantic import BaseModel, Field
 
 from gth_jupyter.tools._base import InjectedRuntime, make_tool
-from gth_jupyter.tools.commands import execute
+from gth_jupyter.tools.commands import Runner
 
-__all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "DEFAULT_TIMEOUT_MS", "hardline", "make_shell_tool"]
+__all__ = [
+    "DEFAULT_MAX_OUTPUT_BYTES",
+    "DEFAULT_TIMEOUT_MS",
+    "hardline",
+    "make_shell_tool",
+    "shell_runner",
+]
 
 DEFAULT_TIMEOUT_MS = 120_000
 DEFAULT_MAX_OUTPUT_BYTES = 100_000
@@ -83,12 +89,24 @@ def hardline(command: str) -> str | None:
     return None
 
 
+def shell_runner(cwd: Path, *settings: Mapping[str, Any], pass_env: Sequence[str] = ()) -> Runner:
+    """How the shell and the dev tools run a command: raising on failure, with the ``timeout``
+    (ms) and ``maxOutputBytes`` of the first of ``settings`` that sets them (a dev tool's own,
+    then the shell's), else the defaults."""
+
+    def first(key: str, default: float) -> float:
+        return next((float(s[key]) for s in settings if s.get(key)), default)
+
+    timeout = first("timeout", DEFAULT_TIMEOUT_MS)
+    budget = int(first("maxOutputBytes", DEFAULT_MAX_OUTPUT_BYTES))
+    return Runner(cwd, timeout, budget, errors=True, pass_env=pass_env)
+
+
 def make_shell_tool(
     cwd: Path, settings: Mapping[str, Any], *, pass_env: Sequence[str] = ()
 ) -> BaseTool:
     """``run_shell_command`` working in ``cwd``; ``pass_env`` is the configuration's ``passEnv``."""
-    timeout = float(settings.get("timeout") or DEFAULT_TIMEOUT_MS)
-    budget = int(settings.get("maxOutputBytes") or DEFAULT_MAX_OUTPUT_BYTES)
+    run = shell_runner(cwd, settings, pass_env=pass_env)
 
     async def run_shell_command(
         command: str, justification: str | None = None, runtime: InjectedRuntime = None
@@ -100,15 +118,6 @@ def make_shell_tool(
                 "This is a catastrophic, non-recoverable command and is blocked even when "
                 "command confirmation is disabled."
             )
-        return await execute(
-            command,
-            name="run_shell_command",
-            cwd=cwd,
-            runtime=runtime,
-            timeout_ms=timeout,
-            max_output_bytes=budget,
-            errors=True,
-            pass_env=pass_env,
-        )
+        return await run(command, "run_shell_command", runtime)
 
     return make_tool("run_shell_command", DESCRIPTION, ShellArgs, run_shell_command, "shell")

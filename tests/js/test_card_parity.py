@@ -26,7 +26,7 @@ from gth_jupyter.notebook.copy._tools import (
     ToolCall,
     tool_card,
 )
-from tests.node import run_js
+from tests.node import IMAGE_TYPES, run_js
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(48))).decode()
 LINK = "see \x1b]8;;https://x.org\x1b\\docs\x1b]8;;\x1b\\ here"
@@ -35,18 +35,7 @@ COLOURED = "".join(f"\x1b[3{n % 8}mline {n}\x1b[0m\n" for n in range(900))
 IMAGES = [
     *(
         {"mimeType": t, "data": PNG}
-        for t in (
-            "image/png",
-            "image/jpeg",
-            "image/gif",
-            "image/webp",
-            "image/svg+xml",
-            "image/bmp",
-            "image/avif",
-            "IMAGE/PNG",
-            "image/png;charset=x",
-            "text/html",
-        )
+        for t in (*IMAGE_TYPES, "IMAGE/PNG", "image/png;charset=x", "text/html")
     ),
     {"mimeType": "image/png", "data": PNG[:20] + "\n " + PNG[20:]},
     {"mimeType": "image/png", "data": PNG[:20] + "\u00a0" + PNG[20:]},

@@ -16,7 +16,7 @@ from gth_jupyter.contract.text import strip_ansi
 from gth_jupyter.kernel.access import run_answer
 from gth_jupyter.kernel.client import Execution
 from gth_jupyter.kernel.execute import shape
-from tests.node import run_js
+from tests.node import IMAGE_TYPES, run_js
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(64))).decode()
 JPEG = base64.b64encode(b"\xff\xd8\xff\xe0" + bytes(range(32))).decode()
@@ -60,15 +60,7 @@ HOSTILE_TEXT = [
 #: Every image type an output may hold, wrapped as kernels wrap base64, and more than one.
 IMAGE_OUTPUTS: list[dict[str, Any]] = [
     {"output_type": "display_data", "data": {mime: PNG, "text/plain": mime}}
-    for mime in (
-        "image/jpeg",
-        "image/gif",
-        "image/webp",
-        "image/svg+xml",
-        "image/bmp",
-        "image/avif",
-        "image/x-icon",
-    )
+    for mime in IMAGE_TYPES[1:]
 ] + [
     {"output_type": "display_data", "data": {"image/jpeg": JPEG, "image/png": PNG[::-1]}},
     {"output_type": "display_data", "data": {"image/png": "\n".join([PNG[:20], PNG[20:]])}},
