@@ -16,6 +16,7 @@ PACKAGES = [
     "agui",
     "config",
     "contract",
+    "copy",
     "kernel",
     "middleware",
     "models",
@@ -113,6 +114,7 @@ FLOORS = {
     "kernel": 1,
     "models": 1,
     "store": 1,
+    "copy": 1,
     "tools": 2,
     "middleware": 3,
     "agent": 4,
@@ -138,12 +140,13 @@ def test_a_package_imports_only_the_floors_below_it(folder: str) -> None:
     assert not upward, sorted(upward)
 
 
-#: The floors inside a package, for its sub-packages. The notebook side: the pure static copy at
-#: the bottom; the in-kernel host renders it; headless runs stand on the host; the entry (the
-#: magics and the widget) on top, starting either. A sub-package on a floor imports only
-#: sub-packages on lower floors (its parent's own modules are not floors).
+#: The floors inside a package, for its sub-packages. The notebook side: the in-kernel host at
+#: the bottom; headless runs stand on the host; the entry (the magics and the widget) on top,
+#: starting either (the static copy both hosts render is a package below them, ``copy/``). A
+#: sub-package on a floor imports only sub-packages on lower floors (its parent's own modules
+#: are not floors).
 SUB_FLOORS = {
-    "notebook": {"copy": 0, "host": 1, "headless": 2, "entry": 3},
+    "notebook": {"host": 0, "headless": 1, "entry": 2},
     "tools": {"fs": 0, "mcp": 0, "grep": 1},
 }
 
@@ -168,12 +171,12 @@ def test_a_sub_package_imports_only_the_floors_below_it(folder: str) -> None:
 
 
 #: What the static copy may import: it is pure (no IPython, no kernel state, no agent).
-COPY_MAY_IMPORT = ("gth_jupyter.contract", "gth_jupyter.notebook.copy")
+COPY_MAY_IMPORT = ("gth_jupyter.contract", "gth_jupyter.copy")
 NOT_IN_THE_COPY = ("IPython", "ipykernel", "ipywidgets", "anywidget", "langchain", "langgraph")
 
 
 def test_the_static_copy_imports_nothing_of_the_kernel_side_nor_the_agent() -> None:
-    for name, modules in imports_of("notebook/copy").items():
+    for name, modules in imports_of("copy").items():
         ours = {m for m in modules if m.split(".")[0] == "gth_jupyter"}
         assert all(m.startswith(COPY_MAY_IMPORT) for m in ours), (name, sorted(ours))
         assert not {m for m in modules if m.split(".")[0] in NOT_IN_THE_COPY}, name
@@ -181,7 +184,7 @@ def test_the_static_copy_imports_nothing_of_the_kernel_side_nor_the_agent() -> N
 
 def test_the_static_copy_loads_no_ipython_kernel_or_agent() -> None:
     code = (
-        "import sys, pkgutil, importlib, gth_jupyter.notebook.copy as c; "
+        "import sys, pkgutil, importlib, gth_jupyter.copy as c; "
         "[importlib.import_module(f'{c.__name__}.{m.name}') "
         "for m in pkgutil.iter_modules(c.__path__)]; "
         f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {set(NOT_IN_THE_COPY)!r}))"
@@ -243,7 +246,7 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_file_graph_sees_every_module_at_any_depth() -> None:
     graph = _file_graph()
     assert "gth_jupyter.notebook.host.session" in graph
-    assert "gth_jupyter.notebook.copy.render" in graph["gth_jupyter.notebook.headless.run"]
+    assert "gth_jupyter.copy.render" in graph["gth_jupyter.notebook.headless.run"]
     assert "gth_jupyter.tools.fs" in graph["gth_jupyter.tools.kinds"]  # a face imported first
     assert set(graph) == set(_modules())
 

@@ -1,9 +1,8 @@
 """The notebook side: the ``%gth`` magics, the chat widget, and the agent in the kernel.
 
-Four parts, each a sub-package, from the ground up:
+Three parts, each a sub-package, from the ground up, over the static copy of a turn
+(:mod:`gth_jupyter.copy`, which the server renders too):
 
-- ``copy/``: the static copy of a turn, what a saved notebook shows where no widget runs (pure:
-  a turn's view in, mimetypes out);
 - ``host/``: the in-kernel host, one typed ``KernelHost`` per kernel owning what the kernel
   keeps: the agent it runs for the comm transport, its loop thread and kernel access, the
   notebook's threads and turns, registered browser tools (:func:`client_tool`), chat outputs;

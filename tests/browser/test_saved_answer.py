@@ -34,7 +34,7 @@ from browser_harness import (
 )
 from playwright.sync_api import Locator, Page, expect
 
-from gth_jupyter.notebook.copy import PHOTO_NOTE
+from gth_jupyter.copy import PHOTO_NOTE
 
 pytestmark = [
     pytest.mark.browser,

@@ -2,7 +2,7 @@
 
 The widget draws a call's card in the page (``js/src/view/toolcard.js`` with
 ``kernelcards.js``, ``notebookcards.js`` and ``binarycard.js``); the static copy writes it into
-the notebook (``notebook/copy/_tools.py`` and ``_notebook.py``). The code must exist twice (DOM
+the notebook (``copy/_tools.py`` and ``_notebook.py``). The code must exist twice (DOM
 in the browser, text blocks in the kernel), so the same hostile calls go through both here and
 what a person reads is compared: the images (only inline types in strict base64), the outputs
 and code (ANSI-free; the copy may cut the middle of a long one), the tables, the headlines.
@@ -17,8 +17,8 @@ import base64
 import json
 from typing import Any
 
-from gth_jupyter.notebook.copy._blocks import Code, Image, Line, Note, Table, cut
-from gth_jupyter.notebook.copy._tools import (
+from gth_jupyter.copy._blocks import Code, Image, Line, Note, Table, cut
+from gth_jupyter.copy._tools import (
     CODE_CHARS,
     MAX_COLS,
     MAX_ROWS,

@@ -1,7 +1,7 @@
 """The agent's Markdown loads the same images in a saved copy as in the widget: none remote.
 
 The widget renders a reply with markdown-it and its media policy (``js/src/markdown.js``,
-``js/src/media.js``); the static copy with mistune (``notebook/copy/markdown.py``). Two parsers,
+``js/src/media.js``); the static copy with mistune (``copy/markdown.py``). Two parsers,
 so the code exists twice; the image types are one list (``contract/spec/media.json``). The same
 hostile replies go through both: every image type as a ``data:`` URL, base64 that is not clean,
 remote images, scripts in links, raw HTML. Each shows the same inline images and loads nothing
@@ -14,7 +14,7 @@ import base64
 from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
-from gth_jupyter.notebook.copy.markdown import markdown_to_html
+from gth_jupyter.copy.markdown import markdown_to_html
 from tests.node import run_js
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(40))).decode()

@@ -29,9 +29,9 @@ from jupyter_client.manager import AsyncKernelManager
 from gth_jupyter.agent import AgentRegistry
 from gth_jupyter.agui import ThreadRun, parse_request, runtime_of, thread_view
 from gth_jupyter.config import load_config
+from gth_jupyter.copy.render import MAX_CELL_BYTES, render_static_copy, waiting_copy
 from gth_jupyter.kernel import KernelClient
 from gth_jupyter.kernel.access import ClientAccess
-from gth_jupyter.notebook.copy.render import MAX_CELL_BYTES, render_static_copy, waiting_copy
 from gth_jupyter.store import CheckpointStore
 from tests.conftest import CAMERA_TOOL
 

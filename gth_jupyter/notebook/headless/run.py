@@ -187,7 +187,7 @@ def render(
     view: Mapping[str, Any], *, prompt: str, save_photos: bool, notes: Sequence[str]
 ) -> dict[str, str]:
     """The turn's static copy (``copy.render_static_copy``)."""
-    from ..copy.render import render_static_copy
+    from ...copy.render import render_static_copy
 
     return render_static_copy(view, prompt=prompt, save_photos=save_photos, notes=list(notes))
 

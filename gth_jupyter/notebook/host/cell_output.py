@@ -2,10 +2,10 @@
 
 ``%gth`` shows its widget as a ``display_data`` output with a display id (an ``execute_result``
 cannot carry one, so it could never be refreshed), holding the widget's view and a static copy
-(``copy/``): "waiting for the agent…" until the turn ends. Wherever widgets do not render
-(GitHub, nbviewer, nbconvert, a kernel that is gone) the static copy is what people read. The
-output's metadata ``{"gth_jupyter": {"display": <display id>}}`` lets the notebook extension find
-it in the document.
+(:mod:`gth_jupyter.copy`): "waiting for the agent…" until the turn ends. Wherever widgets do
+not render (GitHub, nbviewer, nbconvert, a kernel that is gone) the static copy is what people
+read. The output's metadata ``{"gth_jupyter": {"display": <display id>}}`` lets the notebook
+extension find it in the document.
 
 Only the page knows when a turn ends (over HTTP it runs in the server), so the widget sends
 ``{"type": "turn_end", "turnIds": [...]}``; the kernel renders those turns, updates the display,
@@ -112,7 +112,7 @@ def show(widget: ChatOutput) -> None:
     """Displays ``widget`` as the cell's one output: its view and the waiting copy."""
     from IPython.display import display
 
-    from ..copy.render import waiting_copy
+    from ...copy.render import waiting_copy
 
     static = waiting_copy(widget.prompt)
     _changed(widget.display_id, static)
@@ -191,7 +191,7 @@ async def _refresh(
         view, save_photos = await _read(request, registry)
         if view is None:
             return
-        from ..copy.render import render_static_copy
+        from ...copy.render import render_static_copy
 
         data = render_static_copy(view, prompt=request.prompt, save_photos=save_photos)
         if _changed(request.display_id, data):

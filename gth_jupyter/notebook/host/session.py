@@ -60,7 +60,7 @@ class Answer(str):
     output's raw HTML, so ``<img src=x onerror=…>`` in an answer would run in the page."""
 
     def _repr_markdown_(self) -> str:
-        from ..copy.markdown import markdown_to_markdown
+        from ...copy.markdown import markdown_to_markdown
 
         return markdown_to_markdown(str(self))
 

@@ -28,7 +28,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...contract.pending import APPROVAL_REASON
+from ..contract.pending import APPROVAL_REASON
 from ._blocks import Answer, Block, Card, Image, Line, Note, Prompt, as_list, cut
 from ._surfaces import surface_line
 from ._tools import ToolCall, tool_card

@@ -35,7 +35,7 @@ import mistune
 from mistune.renderers.html import HTMLRenderer
 from mistune.renderers.markdown import MarkdownRenderer
 
-from ...contract.spec import spec
+from ..contract.spec import spec
 
 __all__ = [
     "inline_image_url",

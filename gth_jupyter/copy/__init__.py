@@ -7,8 +7,9 @@ the turn ends, :func:`waiting_copy`). What the model, the kernel or the browser 
 inert on the way (``markdown.py``: the agent's Markdown as safe HTML and safe Markdown).
 
 Pure: a turn's view in, mimetypes out. Nothing here imports IPython, reads the kernel's state
-or builds an agent (``tests/test_layers.py`` keeps it so); the kernel side (``host/``) and
-headless runs (``headless/``) call it.
+or builds an agent (``tests/test_layers.py`` keeps it so). It stands below both hosts, so that
+either may render it: the kernel side (:mod:`gth_jupyter.notebook`: the cell output, headless
+runs) and the server.
 """
 
 from ._tools import PHOTO_NOTE

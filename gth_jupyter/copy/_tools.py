@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from ...contract.names import NOTEBOOK_TOOLS, PHOTO_PLACEHOLDER
-from ...contract.text import strip_ansi
+from ..contract.names import NOTEBOOK_TOOLS, PHOTO_PLACEHOLDER
+from ..contract.text import strip_ansi
 from ._blocks import (
     Block,
     Card,
