@@ -7,14 +7,15 @@ the turn ends, :func:`waiting_copy`). What the model, the kernel or the browser 
 inert on the way (``markdown.py``: the agent's Markdown as safe HTML and safe Markdown).
 
 Pure: a turn's view in, mimetypes out. Nothing here imports IPython, reads the kernel's state
-or builds an agent (``tests/test_layers.py`` keeps it so). It stands below both hosts, so that
-either may render it: the kernel side (:mod:`gth_jupyter.notebook`: the cell output, headless
-runs) and the server.
+or builds an agent (``tests/test_layers.py`` keeps it so). Both hosts render it, below them:
+the server for the turns it ran, from the thread it holds (:func:`served_copy`, what
+``GET gth/threads/{id}?copy=1`` adds), the kernel for the turns it ran itself
+(:mod:`gth_jupyter.notebook`: the comm transport, headless runs).
 """
 
 from ._tools import PHOTO_NOTE
 from .markdown import markdown_to_html, markdown_to_markdown
-from .render import MAX_CELL_BYTES, render_static_copy, waiting_copy
+from .render import MAX_CELL_BYTES, render_static_copy, served_copy, waiting_copy
 
 __all__ = [
     "MAX_CELL_BYTES",
@@ -22,5 +23,6 @@ __all__ = [
     "markdown_to_html",
     "markdown_to_markdown",
     "render_static_copy",
+    "served_copy",
     "waiting_copy",
 ]

@@ -34,8 +34,10 @@ from ._surfaces import surface_line
 from ._tools import ToolCall, tool_card
 from .markdown import markdown_to_html, markdown_to_markdown
 
-__all__ = ["MAX_CELL_BYTES", "render_static_copy", "waiting_copy"]
+__all__ = ["COPY_MIMETYPES", "MAX_CELL_BYTES", "render_static_copy", "served_copy", "waiting_copy"]
 
+#: The mimetypes a static copy is written as, beside the widget's view.
+COPY_MIMETYPES = ("text/html", "text/markdown", "text/plain")
 #: The most a static copy may take, its three mimetypes together (UTF-8 bytes).
 MAX_CELL_BYTES = 512 * 1024
 #: An answer longer than this is cut in the middle (characters).
@@ -264,6 +266,17 @@ def render_static_copy(
     if _size(data) <= max_bytes:
         return data
     return _cut_copy(plain, max_bytes)
+
+
+def served_copy(
+    view: Mapping[str, Any], *, turn: str | None, save_photos: bool = False
+) -> dict[str, str] | None:
+    """The copy of a turn the server ran, rendered from the thread's view the server just read
+    (``GET gth/threads/{id}?turn=…&copy=1``): ``None`` when nothing of ``turn`` is on the thread
+    (its run was refused), where only the kernel knows the cell's prompt to show."""
+    if turn is not None and not as_list(view.get("messages")):
+        return None
+    return render_static_copy(view, save_photos=save_photos)
 
 
 def _cut_copy(plain: str, max_bytes: int) -> dict[str, str]:

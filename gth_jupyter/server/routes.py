@@ -11,6 +11,7 @@ re-attach, stop) in :mod:`.run_routes`.
 
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
 from types import ModuleType
@@ -23,6 +24,7 @@ from ..agui.history import thread_view
 from ..agui.owners import admit_thread, client_record
 from ..agui.run import runtime_of
 from ..contract.names import DEFAULT_AGENT
+from ..copy.render import served_copy
 from .run_routes import RunRoutes
 
 __all__ = [
@@ -136,7 +138,9 @@ class GthRoutesMixin(RunRoutes):
         """A thread of the requester's as AG-UI messages, and what it waits on; ``?turn=ID``
         gives one widget turn's messages alone. An id the requester never used is an empty
         thread, whoever else uses it. ``?owner=NAME`` reads user NAME's thread, for an admin
-        (``404 thread_not_found`` for anyone else)."""
+        (``404 thread_not_found`` for anyone else). ``?copy=1`` adds ``copy``: the static copy
+        a ``%gth`` cell saves of it, rendered from this read (``null`` for a turn not on the
+        thread), so the page writes it into the notebook with no other read."""
         self.note_oauth_redirect()  # this may be the request that connects the MCP servers
         who = self.requester()
         owner = self.get_query_argument("owner", None) or None
@@ -146,8 +150,15 @@ class GthRoutesMixin(RunRoutes):
         except ProtocolError as error:
             self.send_refusal(error)
             return
-        turn = self.get_query_argument("turn", None)
-        self.send_json(200, await thread_view(runtime, key, turn or None, shown_id=thread_id))
+        turn = self.get_query_argument("turn", None) or None
+        view = await thread_view(runtime, key, turn, shown_id=thread_id)
+        if self.get_query_argument("copy", "") == "1":
+            save_photos = self.registry.config.jupyter.save_photos
+            # Rendering may shrink images: off the event loop.
+            view["copy"] = await asyncio.to_thread(
+                served_copy, view, turn=turn, save_photos=save_photos
+            )
+        self.send_json(200, view)
 
     async def write_grants(self, thread_id: str) -> None:
         """The standing approvals a run on ``thread_id`` would use: the thread's own and the

@@ -10,6 +10,10 @@ import { resumableFetch } from "./reattach.js";
 
 /** @typedef {import("./comm.js").AnyModel} AnyModel */
 /** @typedef {(url: string, init?: RequestInit) => Promise<Response>} FetchFn */
+/**
+ * A thread as the server gives it (`threadOf`), and the turn's static copy when it was asked.
+ * @typedef {ReturnType<typeof threadOf> & { copy?: Record<string, string> | null }} Thread
+ */
 
 /** Parse `<script id="jupyter-config-data">` (JupyterLab / Notebook 7 page config), or null. */
 export function readPageConfig(doc = globalThis.document) {
@@ -162,6 +166,15 @@ export function commFetch(model) {
     });
 }
 
+/**
+ * Whether `value` is a cell's static copy as the server renders it: its text/html,
+ * text/markdown and text/plain, each text.
+ * @returns {value is Record<string, string>}
+ */
+export function isCopy(/** @type {any} */ value) {
+  return Boolean(value) && typeof value === "object" && ["text/html", "text/markdown", "text/plain"].every((mime) => typeof value[mime] === "string");
+}
+
 /** Resolve in a later task (not a microtask), so the browser may paint in between. */
 export function nextTask() {
   return new Promise((resolve) => {
@@ -289,8 +302,13 @@ export function createBackend(kind, { model, baseUrl, fetchImpl, doc, infoTimeou
       detach: false,
       eventsUrl: null,
       cancelRun: null,
-      /** @param {string} threadId @param {string} [turnId] only that widget turn's messages */
-      async history(threadId, turnId) {
+      /**
+       * @param {string} threadId @param {string} [turnId] only that widget turn's messages
+       * @param {{ copy?: boolean }} [_opts] no copy: over the comm the kernel ran the turn and
+       *   renders its copy itself
+       * @returns {Promise<Thread>}
+       */
+      async history(threadId, turnId, _opts = {}) {
         const reply = await commRequest(model, "history", { extra: turnId ? { threadId, turnId } : { threadId } });
         return threadOf(reply); // {messages, interrupts, turns, busy}
       },
@@ -338,11 +356,17 @@ export function createBackend(kind, { model, baseUrl, fetchImpl, doc, infoTimeou
     async cancelRun(runId) {
       await f(`${baseUrl}gth/runs/${encodeURIComponent(runId)}`, { method: "DELETE" }).catch(() => null);
     },
-    /** @param {string} threadId @param {string} [turnId] only that widget turn's messages */
-    async history(threadId, turnId) {
-      const query = turnId ? `?turn=${encodeURIComponent(turnId)}` : "";
-      const body = await getJson(`gth/threads/${encodeURIComponent(threadId)}${query}`);
-      return threadOf(body); // {messages, interrupts, turns, busy}
+    /**
+     * @param {string} threadId @param {string} [turnId] only that widget turn's messages
+     * @param {{ copy?: boolean }} [opts] `copy`: with the turn's static copy, which the server
+     *   renders from this same read (null when nothing of the turn is on the thread)
+     * @returns {Promise<Thread>}
+     */
+    async history(threadId, turnId, { copy = false } = {}) {
+      const query = [turnId ? `turn=${encodeURIComponent(turnId)}` : "", copy ? "copy=1" : ""].filter(Boolean).join("&");
+      const body = await getJson(`gth/threads/${encodeURIComponent(threadId)}${query ? `?${query}` : ""}`);
+      const thread = threadOf(body); // {messages, interrupts, turns, busy}
+      return copy ? { ...thread, copy: isCopy(body?.copy) ? body.copy : null } : thread;
     },
     async info() {
       return getJson("gth/info");

@@ -1,18 +1,23 @@
-// The cell's static copy (src/app/static.js) and a turn never sent twice: a view tells the
-// kernel when its turn ends (`turn_end`, over the comm whatever the transport), hands the
-// kernel's `static` answer to the notebook extension's bridge, and never sends a turn the
-// thread already has.
+// The cell's static copy (src/app/static.js) and a turn never sent twice: each copy is written
+// once, through the notebook extension's bridge, else by the kernel. Over HTTP the server ran the
+// turn: its end reads the thread once, with the copy the server renders from that read, and the
+// kernel is told only where the page has no bridge. Over the comm the kernel renders the turn.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mount } from "../src/app/mount.js";
 import { Turns } from "../src/app/turns.js";
-import { MAX_VIEW_CHARS, wireStaticCopy } from "../src/app/static.js";
+import { wireStaticCopy } from "../src/app/static.js";
 import { makeDom } from "../test-support/dom.mjs";
 import { fakeModel } from "../test-support/model.mjs";
 import { testEnv, until } from "../test-support/mount.mjs";
 import { sse, started, finished, text } from "../test-support/sse.mjs";
 
 const DATA = { "text/plain": "The answer.", "text/markdown": "The answer.", "text/html": "<div class=\"gth-static-copy\">The answer.</div>" };
+/** The server's copy of a thread's view, as `?copy=1` adds it (here: its last message's text). */
+const copyOf = (/** @type {any[]} */ messages) => {
+  const text = String(messages.at(-1)?.content ?? "");
+  return { "text/plain": text, "text/markdown": text, "text/html": `<div class="gth-static-copy">${text}</div>` };
+};
 
 /**
  * A server with thread t1 whose turns are `turns` (each `{turnId, done}`, their messages one
@@ -29,7 +34,8 @@ function server(turns) {
     if (url.startsWith("/base/gth/threads/t1")) {
       const messages = turns.length ? [{ id: "u0", role: "user", content: "hi" }, { id: "a0", role: "assistant", content: "hello" }] : [];
       if (answered) messages.push({ id: "u1", role: "user", content: "What is it?" }, { id: "m1", role: "assistant", content: "The answer." });
-      return Response.json({ threadId: "t1", messages, interrupts: [], busy: false, turns });
+      const copy = !url.includes("copy=1") ? undefined : url.includes("turn=") && !messages.length ? null : copyOf(messages);
+      return Response.json({ threadId: "t1", messages, interrupts: [], busy: false, turns, ...(copy === undefined ? {} : { copy }) });
     }
     if (url === "/base/gth/agents/default/run") {
       answered = true;
@@ -38,8 +44,14 @@ function server(turns) {
     }
     return new Response("not found", { status: 404 });
   };
-  return { fetch, requests, runs: () => requests.filter((r) => r.url.endsWith("/run")) };
+  const runs = () => requests.filter((r) => r.url.endsWith("/run"));
+  /** The reads of the thread since the first run started. */
+  const readsAfterRun = () => requests.slice(requests.indexOf(runs()[0]) + 1).filter((r) => isThreadRead(r.url));
+  return { fetch, requests, runs, readsAfterRun };
 }
+
+/** A read of thread t1 itself (not of its standing approvals, `…/grants`). */
+const isThreadRead = (/** @type {string} */ url) => /^\/base\/gth\/threads\/t1(\?|$)/.test(url);
 
 let displays = 0;
 /** The traits of a widget with an output of its own (the page remembers outputs it refreshed). */
@@ -61,23 +73,44 @@ function fakeBridge() {
   };
 }
 
-test("the end of this cell's turn tells the kernel, over the comm although the run went over HTTP, with the server's view", async () => {
+test("a live HTTP turn's end reads its thread once and writes its copy once, through the bridge; the kernel is not told", async () => {
   const { document } = makeDom();
   const el = document.createElement("div");
   const model = fakeModel(traits({ turn_id: "tt-1", pending_prompt: "What is it?" }));
-  const { fetch, runs, requests } = server([]);
+  const bridge = fakeBridge();
+  /** @type {any} */ (globalThis).__gth_jupyter_notebook__ = bridge;
+  try {
+    const { fetch, runs, readsAfterRun } = server([]);
+    const cleanup = mount({ model, el, env: testEnv(fetch) });
+    await until(() => el.querySelector("[data-message-id=m1]"), "answer");
+    await until(() => bridge.calls.set.length > 0, "the copy written");
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(runs().length, 1);
+    // One read after the run: the turn with the copy the server rendered from that read.
+    assert.deepEqual(readsAfterRun().map((r) => r.url), ["/base/gth/threads/t1?turn=tt-1&copy=1"]);
+    // One write: the server's copy, into the notebook, by the page.
+    assert.deepEqual(bridge.calls.set, [{ displayId: model.get("display_id"), data: copyOf([{ content: "The answer." }]) }]);
+    assert.deepEqual(model.sent.filter((m) => m.type === "turn_end"), []);
+    assert.equal(el.querySelector(".gth-root").dataset.transport, "http");
+    cleanup();
+  } finally {
+    delete (/** @type {any} */ (globalThis).__gth_jupyter_notebook__);
+  }
+});
+
+test("without a bridge the server's copy goes to the kernel, which writes it: still one read and one write", async () => {
+  const { document } = makeDom();
+  const el = document.createElement("div");
+  const model = fakeModel(traits({ turn_id: "tt-1b", pending_prompt: "What is it?" }));
+  const { fetch, runs, readsAfterRun } = server([]);
   const cleanup = mount({ model, el, env: testEnv(fetch) });
   await until(() => el.querySelector("[data-message-id=m1]"), "answer");
   await until(() => model.sent.some((m) => m.type === "turn_end"), "turn_end");
+  await new Promise((r) => setTimeout(r, 20));
   assert.equal(runs().length, 1);
-  const ends = model.sent.filter((m) => m.type === "turn_end");
-  assert.equal(ends.length, 1);
-  assert.deepEqual(ends[0].turnIds, ["tt-1"]);
-  // The turn as the server has it, for a kernel whose store does not hold the server's threads.
-  assert.deepEqual(ends[0].view.messages.map((/** @type {any} */ m) => m.content), ["What is it?", "The answer."]);
-  assert.deepEqual(ends[0].view.interrupts, []);
-  assert.ok(requests.at(-1)?.url.endsWith("/gth/threads/t1?turn=tt-1"));
-  assert.equal(el.querySelector(".gth-root").dataset.transport, "http");
+  assert.equal(readsAfterRun().length, 1);
+  // The copy as the server rendered it, for the kernel to write as it came; no view to render.
+  assert.deepEqual(model.sent.filter((m) => m.type === "turn_end"), [{ type: "turn_end", turnIds: ["tt-1b"], copy: copyOf([{ content: "The answer." }]) }]);
   cleanup();
 });
 
@@ -100,7 +133,8 @@ test("over the comm transport the turn's end names the turn only (the kernel ran
   const cleanup = mount({ model, el, env: testEnv(fetch) });
   await until(() => model.sent.some((m) => m.type === "turn_end"), "turn_end");
   assert.equal(el.querySelector(".gth-root").dataset.transport, "comm");
-  assert.deepEqual(model.sent.filter((m) => m.type === "turn_end"), [{ type: "turn_end", turnIds: ["tt-c"] }]);
+  // The kernel renders it; with no bridge on this page it writes it too.
+  assert.deepEqual(model.sent.filter((m) => m.type === "turn_end"), [{ type: "turn_end", turnIds: ["tt-c"], pageWrites: false }]);
   cleanup();
 });
 
@@ -128,8 +162,8 @@ test("the kernel's static copy goes to the notebook bridge, found by the widget'
   }
 });
 
-test("without a bridge, or with one that fails or finds no notebook, the static answer changes nothing", () => {
-  const model = fakeModel(traits({ display_id: "gth-d1" }));
+test("a kernel's copy the bridge cannot write (none on this page, a closed notebook, no such output) goes back for the kernel to write", () => {
+  const model = fakeModel(traits({ display_id: "gth-d1", turn_id: "tt-f" }));
   const gone = new AbortController();
   /** @type {any} */
   let bridge;
@@ -141,7 +175,12 @@ test("without a bridge, or with one that fails or finds no notebook, the static 
   model.deliver({ type: "static", displayId: "gth-d1", data: DATA });
   bridge = { find: () => ({ setStaticCopy: () => { throw new Error("No such cell."); } }) };
   model.deliver({ type: "static", displayId: "gth-d1", data: DATA });
+  bridge = { find: () => ({ setStaticCopy: () => false }) }; // the notebook holds no such output
+  model.deliver({ type: "static", displayId: "gth-d1", data: DATA });
+  assert.deepEqual(model.sent, Array(5).fill({ type: "turn_end", turnIds: ["tt-f"], copy: DATA }));
   model.deliver({ type: "static", displayId: "gth-d1" }); // malformed: no data
+  model.deliver({ type: "static", displayId: "gth-d1", data: { "text/html": 1 } });
+  assert.equal(model.sent.length, 5);
   gone.abort();
   assert.equal(model.listenerCount("msg:custom"), 0);
 });
@@ -151,7 +190,7 @@ test("a turn the thread already has is shown, never sent again, and its copy ref
   const el = document.createElement("div");
   // The page was reloaded (or the kernel ran the turn): the widget still holds its prompt.
   const model = fakeModel(traits({ turn_id: "tt-2", pending_prompt: "hi" }));
-  const { fetch, runs } = server([{ turnId: "tt-2", done: true }]);
+  const { fetch, runs, requests } = server([{ turnId: "tt-2", done: true }]);
   const cleanup = mount({ model, el, env: testEnv(fetch) });
   await until(() => el.querySelector(".gth-root").dataset.ready === "true", "ready");
   await until(() => model.sent.some((m) => m.type === "turn_end"), "refresh asked");
@@ -160,8 +199,10 @@ test("a turn the thread already has is shown, never sent again, and its copy ref
   // Nothing is sent later either (a change of the prompt to "" is not a new prompt).
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(runs().length, 0);
+  // The history and the copy came in one read; the copy goes to the kernel (no bridge here).
   const ends = model.sent.filter((m) => m.type === "turn_end");
-  assert.deepEqual(ends.map((m) => [m.turnIds, m.view.messages.at(-1).content]), [[["tt-2"], "hello"]]);
+  assert.deepEqual(ends, [{ type: "turn_end", turnIds: ["tt-2"], copy: copyOf([{ content: "hello" }]) }]);
+  assert.deepEqual(requests.filter((r) => isThreadRead(r.url)).map((r) => r.url), ["/base/gth/threads/t1?turn=tt-2&copy=1"]);
   cleanup();
 
   // The kernel's refresh makes the notebook draw the widget again: the new view does not ask
@@ -220,15 +261,22 @@ test("a turn sent from elsewhere while this view waited (another tab, the kernel
   for (const v of [one, two, three]) v.gone.abort();
 });
 
-test("a view too big for the page's websocket is left out of the turn's end; a failing one too", async () => {
+test("a turn the server holds nothing of (its run refused) has the kernel show the cell's prompt; a failed read writes nothing", async () => {
   const model = fakeModel(traits({ turn_id: "tt-6" }));
   const gone = new AbortController();
-  const copy = wireStaticCopy({ model, signal: gone.signal, bridge: () => undefined });
-  copy.viewFrom(async () => ({ messages: [{ id: "a", role: "assistant", content: "x".repeat(MAX_VIEW_CHARS) }], interrupts: [] }));
+  /** @type {any} */
+  let bridge;
+  const copy = wireStaticCopy({ model, signal: gone.signal, bridge: () => bridge });
+  copy.copyFrom(async () => ({ copy: null }));
   await copy.turnEnded();
-  copy.viewFrom(async () => { throw new Error("HTTP 500"); });
+  bridge = { find: () => ({ setStaticCopy: () => true }) }; // the kernel answers, the page writes
   await copy.turnEnded();
-  assert.deepEqual(model.sent, [{ type: "turn_end", turnIds: ["tt-6"] }, { type: "turn_end", turnIds: ["tt-6"] }]);
+  copy.copyFrom(async () => { throw new Error("HTTP 500"); });
+  await copy.turnEnded(); // the copy stays as it was
+  assert.deepEqual(model.sent, [
+    { type: "turn_end", turnIds: ["tt-6"], copy: null, pageWrites: false },
+    { type: "turn_end", turnIds: ["tt-6"], copy: null, pageWrites: true },
+  ]);
   gone.abort();
   await copy.turnEnded(); // the view is gone: nothing more
   assert.equal(model.sent.length, 2);

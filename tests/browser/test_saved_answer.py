@@ -1,6 +1,6 @@
 """A notebook's ``%gth`` answers reach the saved file, JupyterLab 4 and Notebook 7: each turn
-runs in the server (HTTP), the page tells the kernel the turn ended, the kernel rewrites the
-cell's output with a static copy of the turn beside the widget, and saving stores it.
+runs in the server (HTTP), the page reads the turn's static copy from the server when it ends and
+writes it into the cell's output beside the widget (the notebook extension), and saving stores it.
 
 - Run All on a chat cell, a data-agent cell whose ``run_python`` draws a matplotlib plot and a
   photo cell (``capture_image``, Chromium's fake camera), then save: each output holds its answer
@@ -154,8 +154,8 @@ def answered(word: str, index: int = 1) -> Any:
 def test_a_turn_that_ends_after_a_reload_still_reaches_the_saved_file(
     jupyter: JupyterServer, notebook: NotebookPage
 ) -> None:
-    """JupyterLab sends the kernel's display update only to the page that ran the cell: the
-    reloaded page hands the kernel's copy to the notebook through the notebook extension."""
+    """JupyterLab sends a display update only to the page that ran the cell: the reloaded page
+    writes the copy into the notebook itself, through the notebook extension."""
     script = jupyter.use_script("reload")
     rel = f"reload-{jupyter.app}.ipynb"
     write_notebook(jupyter.root / rel, ["%load_ext gth_jupyter", "%gth a long one, please"])
@@ -276,8 +276,8 @@ def test_run_all_saves_each_answer_statically_and_reopens_without_widget_errors(
     notebook.mark("nbconvert html checked")
 
     # A reloaded page (same kernel): one live widget per cell, each answer once, no copy beside.
-    # Each widget mounts on its answered turn and asks the kernel for the copy once; the copy
-    # comes back unchanged, so the notebook extension writes nothing (the notebook stays clean).
+    # Each widget mounts on its answered turn and gets its copy with its history; the copy is
+    # unchanged, so the notebook extension writes nothing (the notebook stays clean).
     notebook.page.reload()
     expect(notebook.cells.first).to_be_visible(timeout=60_000)
     chat, plot, photo = (notebook.ready_widget(i) for i in range(3))

@@ -122,7 +122,8 @@ def test_the_turns_end_over_the_comm_transport_updates_the_display(
     kernel: Any, tmp_path: Path
 ) -> None:
     """No Jupyter server page (as in VS Code): the run goes over the widget's comm, then the
-    page's ``turn_end`` makes the kernel rewrite the output and send the page its copy."""
+    page's ``turn_end`` makes the kernel rewrite the output; a page with a bridge gets the copy
+    to write instead (``pageWrites``), and the output is not updated too."""
     (tmp_path / ".gsloth.config.json").write_text(
         json.dumps({"llm": {"type": "fake", "responses": ["The **answer** is 42."]}})
     )
@@ -148,15 +149,14 @@ def test_the_turns_end_over_the_comm_transport_updates_the_display(
     send_to_widget(kernel, comm_id, {"type": "turn_end", "turnIds": [turn_id]})
     seen: dict[str, Any] = {}
 
-    def update_and_static(message: dict[str, Any]) -> bool:
+    def update(message: dict[str, Any]) -> bool:
+        if from_widget(message):
+            seen.setdefault("replies", []).append(from_widget(message))
         if message["msg_type"] == "update_display_data":
             seen["update"] = message["content"]
-        content = from_widget(message)
-        if content and content.get("type") == "static":
-            seen["static"] = content
-        return "update" in seen and "static" in seen
+        return "update" in seen
 
-    wait_for(kernel, update_and_static, "display update and static reply")
+    wait_for(kernel, update, "display update")
     update = seen["update"]
     assert update["transient"] == {"display_id": display_id}
     assert update["metadata"]["gth_jupyter"] == {"display": display_id}
@@ -164,22 +164,23 @@ def test_the_turns_end_over_the_comm_transport_updates_the_display(
     assert "answer" in update["data"]["text/plain"] and "42" in update["data"]["text/plain"]
     assert "waiting for the agent" not in update["data"]["text/plain"]
     assert "42" in update["data"]["text/html"]
-    static = seen["static"]
-    assert static["displayId"] == display_id
-    assert static["data"] == {k: v for k, v in update["data"].items() if k != WIDGET_VIEW}
+    assert "replies" not in seen  # written once, by the kernel: nothing for the page to write
 
-    # Asked again (a view mounted on the answered turn): the page gets the copy, and the output
-    # is not updated with the same copy (the notebook would draw the widget again for nothing).
-    send_to_widget(kernel, comm_id, {"type": "turn_end", "turnIds": [turn_id]})
+    # Asked again by a page with a bridge (a view mounted on the answered turn): the page gets
+    # the copy to write, and the kernel does not update the output too.
+    end = {"type": "turn_end", "turnIds": [turn_id], "pageWrites": True}
+    send_to_widget(kernel, comm_id, end)
     updates: list[Any] = []
 
-    def static_again(message: dict[str, Any]) -> dict[str, Any] | None:
+    def static(message: dict[str, Any]) -> dict[str, Any] | None:
         if message["msg_type"] == "update_display_data":
             updates.append(message)
         content = from_widget(message)
         return content if content and content.get("type") == "static" else None
 
-    assert wait_for(kernel, static_again, "second static reply") == static
+    reply = wait_for(kernel, static, "static reply")
+    assert reply["displayId"] == display_id
+    assert reply["data"] == {k: v for k, v in update["data"].items() if k != WIDGET_VIEW}
     assert updates == []
 
 
@@ -187,42 +188,40 @@ def test_a_malformed_turn_end_gets_an_error_reply(kernel: Any) -> None:
     ok(kernel, "%load_ext gth_jupyter")
     ids = ok(kernel, "w = %gth hi\nprint(w.comm.comm_id)")
     comm_id = printed(ids).strip()
-    bad_view = {"messages": "all of them", "interrupts": []}
+    not_text = {"text/html": "<p>", "text/markdown": ["a"], "text/plain": "a"}
+    too_big = {"text/html": "x" * 600_000, "text/markdown": "x", "text/plain": "x"}
     send_to_widget(kernel, comm_id, {"type": "turn_end", "requestId": "x", "turnIds": "all"})
-    send_to_widget(kernel, comm_id, {"type": "turn_end", "requestId": "y", "view": bad_view})
+    send_to_widget(kernel, comm_id, {"type": "turn_end", "requestId": "y", "copy": not_text})
+    send_to_widget(kernel, comm_id, {"type": "turn_end", "requestId": "z", "copy": too_big})
 
     def error(message: dict[str, Any]) -> dict[str, Any] | None:
         content = from_widget(message)
         return content if content and content.get("type") == "error" else None
 
-    for request_id, field in (("x", "turnIds"), ("y", "view")):
+    for request_id, field in (("x", "turnIds"), ("y", "copy"), ("z", "KiB")):
         reply = wait_for(kernel, error, "error reply")
         assert reply["requestId"] == request_id
         assert reply["status"] == 400 and reply["body"]["code"] == "invalid_message"
         assert field in reply["body"]["message"]
 
 
-def test_a_server_thread_the_kernel_cannot_read_is_rendered_from_the_pages_view(
-    kernel: Any, tmp_path: Path
-) -> None:
-    """A server keeping threads in memory or PostgreSQL shares none with the kernel's SQLite
-    file: the copy comes from the turn the page got from the server, escaped like any answer."""
+def test_the_servers_copy_is_written_as_it_came(kernel: Any, tmp_path: Path) -> None:
+    """Over HTTP the server renders the copy from the thread it holds (whatever its store: the
+    kernel reads none); a page with no bridge hands it to the kernel, which writes it beside the
+    widget's view, once, as it came, and answers nothing."""
     (tmp_path / ".gsloth.config.json").write_text(json.dumps({"llm": {"type": "fake"}}))
     ok(kernel, "%load_ext gth_jupyter")
     outputs = ok(kernel, "w = %gth Where is it?\nw")
     display_id = outputs[0]["content"]["transient"]["display_id"]
     comm_id = printed(ok(kernel, "print(w.comm.comm_id)")).strip()
-    answer = "It is in the **server** <script>alert(1)</script>"
-    view = {
-        "messages": [
-            {"id": "u", "role": "user", "content": "Where is it?"},
-            {"id": "a", "role": "assistant", "content": answer},
-        ],
-        "interrupts": [],
-    }
-    send_to_widget(kernel, comm_id, {"type": "turn_end", "turnIds": [], "view": view})
+    html = '<div class="gth-static-copy"><p>It is in the <strong>server</strong></p></div>'
+    copy = {"text/html": html, "text/markdown": "It is in the **server**", "text/plain": "It is"}
+    send_to_widget(kernel, comm_id, {"type": "turn_end", "turnIds": [], "copy": copy})
+    replies: list[Any] = []
 
     def update(message: dict[str, Any]) -> dict[str, Any] | None:
+        if from_widget(message):
+            replies.append(from_widget(message))
         if message["msg_type"] != "update_display_data":
             return None
         content: dict[str, Any] = message["content"]
@@ -230,15 +229,24 @@ def test_a_server_thread_the_kernel_cannot_read_is_rendered_from_the_pages_view(
 
     content = wait_for(kernel, update, "display update")
     assert content["transient"] == {"display_id": display_id}
-    assert "It is in the" in content["data"]["text/plain"]
-    assert "<strong>server</strong>" in content["data"]["text/html"]
-    assert "<script>" not in content["data"]["text/html"]
+    assert content["metadata"]["gth_jupyter"] == {"display": display_id}
+    assert {k: v for k, v in content["data"].items() if k != WIDGET_VIEW} == copy
+    assert WIDGET_VIEW in content["data"]
+    # The same copy again changes nothing (the notebook would draw the widget again): the next
+    # update is the next copy's.
+    send_to_widget(kernel, comm_id, {"type": "turn_end", "turnIds": [], "copy": copy})
+    later = {**copy, "text/plain": "It is, still"}
+    send_to_widget(kernel, comm_id, {"type": "turn_end", "turnIds": [], "copy": later})
+    assert wait_for(kernel, update, "second display update")["data"]["text/plain"] == "It is, still"
+    assert replies == []
 
 
 def test_a_turn_the_server_ran_builds_no_agent_in_the_kernel(kernel: Any, tmp_path: Path) -> None:
-    """Over HTTP the agent runs in the server: the kernel renders the turn the page sends and
+    """Over HTTP the agent runs in the server: the kernel writes the copy the page hands it and
     builds nothing of its own agent, so it neither runs a ``.py`` configuration (the review
-    planted one beside a notebook) nor starts the configured MCP servers."""
+    planted one beside a notebook) nor starts the configured MCP servers, and imports nothing
+    of the agent (LangChain, LangGraph, the protocol layer). A turn the server holds nothing
+    of (its run was refused) shows the cell's prompt, which only the kernel knows."""
     ran = tmp_path / "configuration-ran"
     (tmp_path / ".gsloth.config.py").write_text(
         f"import pathlib\npathlib.Path({str(ran)!r}).write_text('ran')\n"
@@ -248,29 +256,37 @@ def test_a_turn_the_server_ran_builds_no_agent_in_the_kernel(kernel: Any, tmp_pa
     outputs = ok(kernel, "w = %gth Hello there\nw")
     display_id = outputs[0]["content"]["transient"]["display_id"]
     comm_id = printed(ok(kernel, "print(w.comm.comm_id)")).strip()
-    # Without the page's view there is nothing to render from: nothing is built to read one.
-    send_to_widget(kernel, comm_id, {"type": "turn_end", "requestId": "a", "turnIds": []})
-    view = {
-        "messages": [
-            {"id": "u", "role": "user", "content": "Hello there"},
-            {"id": "a", "role": "assistant", "content": "General Kenobi."},
-        ],
-        "interrupts": [],
-    }
-    send_to_widget(kernel, comm_id, {"type": "turn_end", "requestId": "b", "view": view})
-    replies: list[dict[str, Any]] = []
+    # Refused before it reached the thread; then the page writes (its bridge), the kernel answers.
+    refused = {"type": "turn_end", "requestId": "a", "turnIds": [], "copy": None}
+    send_to_widget(kernel, comm_id, refused)
+
+    def update(message: dict[str, Any]) -> dict[str, Any] | None:
+        if message["msg_type"] != "update_display_data":
+            return None
+        content: dict[str, Any] = message["content"]
+        return content
+
+    shown = wait_for(kernel, update, "display update")["data"]
+    assert (
+        "Hello there" in shown["text/html"] and "The agent gave no answer." in shown["text/plain"]
+    )
+    send_to_widget(kernel, comm_id, {**refused, "requestId": "b", "pageWrites": True})
 
     def static(message: dict[str, Any]) -> dict[str, Any] | None:
         content = from_widget(message)
-        if content and content.get("type") == "static":
-            replies.append(content)
-            return content
-        return None
+        return content if content and content.get("type") == "static" else None
 
     reply = wait_for(kernel, static, "static reply")
     assert reply["displayId"] == display_id
-    assert "General Kenobi." in reply["data"]["text/html"]
-    assert len(replies) == 1  # the first turn_end (no view) refreshed nothing
+    assert reply["data"] == {k: v for k, v in shown.items() if k != WIDGET_VIEW}
+    copy = {"text/html": "<p>General Kenobi.</p>", "text/markdown": "x", "text/plain": "x"}
+    send_to_widget(kernel, comm_id, {"type": "turn_end", "requestId": "c", "copy": copy})
+    assert wait_for(kernel, update, "display update")["data"]["text/html"] == copy["text/html"]
+    agent = ("langchain", "langchain_core", "langgraph", "gth_jupyter.agent", "gth_jupyter.agui")
+    loaded = ok(
+        kernel, f"import sys\nprint(sorted(m for m in sys.modules if m.startswith({agent!r})))"
+    )
+    assert printed(loaded).strip() == "[]", "the kernel imported the agent to write a copy"
     assert not ran.exists(), "the kernel ran its folder's configuration to refresh a copy"
 
 

@@ -89,8 +89,8 @@ class GthChat(anywidget.AnyWidget):  # type: ignore[misc]
     ).tag(sync=True)
     display_id = t.Unicode(
         "",
-        help="The display id of this widget's output (view and static copy), which the kernel "
-        "updates when a turn ends; the page names it to the notebook extension.",
+        help="The display id of this widget's output (view and static copy), whose copy is "
+        "written when a turn ends; the page names it to the notebook extension.",
     ).tag(sync=True)
     cell_id = t.Unicode(
         "", help="The id of the cell that made this widget, as its front end sent it; empty: none."

@@ -7,17 +7,27 @@ not render (GitHub, nbviewer, nbconvert, a kernel that is gone) the static copy 
 read. The output's metadata ``{"gth_jupyter": {"display": <display id>}}`` lets the notebook
 extension find it in the document.
 
-Only the page knows when a turn ends (over HTTP it runs in the server), so the widget sends
-``{"type": "turn_end", "turnIds": [...]}``; the kernel renders those turns, updates the display,
-and answers ``{"type": "static", "displayId", "data"}``, which the page hands to the notebook
-extension (JupyterLab routes a display update only to the page that ran the cell, not to one
-reloaded since). Rendering runs on the kernel's loop thread, never blocking its main thread.
+Only the page knows when a turn ends, and each copy is written into the output once: through
+the notebook extension's bridge where the page has one (JupyterLab routes a display update
+only to the page that ran the cell, not to one reloaded since), else by the kernel's display
+update. The page says so with ``{"type": "turn_end", "turnIds": [...]}``:
 
-Over HTTP the page sends the turn as the server gave it (``view``: its AG-UI ``messages`` and
-``interrupts``), and that is what the kernel renders: it builds no agent and loads no
-configuration for a turn the server ran (a ``.py`` configuration runs when it loads). What the
-page sends is rendered like the model's words, escaped; a page could write the notebook's
-outputs anyway. Over the comm (VS Code) the kernel ran the turn itself and reads its own store.
+- over HTTP the server ran the turn, holds its thread and renders the copy from its one read
+  of it (``GET gth/threads/{id}?turn=…&copy=1``); a page with no bridge hands it on
+  (``"copy": {...}``) and the kernel writes it as it came, rendering and reading nothing and
+  importing nothing of the agent (a ``.py`` configuration would run if it loaded);
+  ``"copy": null`` says nothing of the turn reached the thread (its run was refused), and the
+  kernel shows the cell's prompt, which only it knows, with no answer;
+- over the comm (VS Code) the kernel ran the turn and renders it from its own store, on its
+  loop thread, never blocking its main thread.
+
+A copy the kernel renders is the kernel's to write, unless the page says it writes it
+(``"pageWrites": true``: it has a bridge); then the kernel answers
+``{"type": "static", "displayId", "data"}`` instead of updating the display.
+
+A copy the page hands on is the page's own output, as anything its bridge writes: it is
+written as it came (its three mimetypes only, as text, under the copy's size cap), not
+escaped again. The server rendered it from the thread, escaping what the model wrote.
 """
 
 from __future__ import annotations
@@ -31,6 +41,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ...copy.render import COPY_MIMETYPES, MAX_CELL_BYTES, render_static_copy, waiting_copy
 from ._host import handed_jupyter, kernel_host
 
 if TYPE_CHECKING:
@@ -112,8 +123,6 @@ def show(widget: ChatOutput) -> None:
     """Displays ``widget`` as the cell's one output: its view and the waiting copy."""
     from IPython.display import display
 
-    from ...copy.render import waiting_copy
-
     static = waiting_copy(widget.prompt)
     _changed(widget.display_id, static)
     data, metadata = _bundle(widget, static)
@@ -127,8 +136,13 @@ class _Request:
 
     thread_id: str
     turns: tuple[str, ...]
-    #: The turns as the server gave them to the page (HTTP), or None.
-    page_view: dict[str, Any] | None
+    #: Whether the server ran the turns (HTTP): then ``copy`` is what it rendered of them, or
+    #: ``None`` when it holds nothing of them. Otherwise the kernel ran them (the comm).
+    served: bool
+    copy: dict[str, str] | None
+    #: Whether the page writes a copy the kernel renders (through its bridge): then it is
+    #: answered, not displayed.
+    page_writes: bool
     agent: str
     prompt: str | None
     display_id: str
@@ -143,14 +157,14 @@ def refresh_on_turn_end(
     registry: Callable[[], AgentRegistry | None] | None = None,
     loop: Callable[[], LoopThread] | None = None,
 ) -> Future[None] | None:
-    """Handles the page's ``turn_end``: refreshes the static copy on the kernel's loop thread.
+    """Handles the page's ``turn_end``: writes the turn's static copy, on the kernel's loop thread.
 
     ``turnIds`` are the widget's turns so far; none (``%gth`` alone) is the whole thread, as its
     widget shows it. A malformed message gets an ``error`` reply, as the comm transport's do.
     ``registry`` and ``loop`` stand in for the kernel host's built agent and loop thread."""
     request_id = str(content.get("requestId", ""))[:MAX_ID]
     turns = content.get("turnIds", [])
-    page_view = content.get("view")
+    copy = content.get("copy")
     problem = ""
     if (
         not isinstance(turns, list)
@@ -158,8 +172,11 @@ def refresh_on_turn_end(
         or not all(isinstance(t, str) and 0 < len(t) <= MAX_ID for t in turns)
     ):
         problem = f"turnIds must be a list of at most {MAX_TURNS} turn ids"
-    elif page_view is not None and not _is_view(page_view):
-        problem = "view must hold a list of messages and a list of interrupts"
+    elif copy is not None and not _is_copy(copy):
+        problem = (
+            f"copy must hold text/html, text/markdown and text/plain as text, at most "
+            f"{MAX_CELL_BYTES // 1024} KiB"
+        )
     if problem:
         from ...agui.errors import invalid_message
         from .comm_transport import refusal_message
@@ -172,7 +189,9 @@ def refresh_on_turn_end(
     request = _Request(
         thread_id=widget.thread_id,
         turns=tuple(dict.fromkeys(turns)),
-        page_view=page_view,
+        served="copy" in content,
+        copy={mime: copy[mime] for mime in COPY_MIMETYPES} if copy is not None else None,
+        page_writes=content.get("pageWrites") is True,
         agent=widget.agent,
         prompt=widget.prompt,
         display_id=widget.display_id,
@@ -188,13 +207,12 @@ async def _refresh(
     widget: ChatOutput, request: _Request, registry: Callable[[], AgentRegistry | None]
 ) -> None:
     try:
-        view, save_photos = await _read(request, registry)
-        if view is None:
+        data = await _copy(request, registry)
+        if data is None:
             return
-        from ...copy.render import render_static_copy
-
-        data = render_static_copy(view, prompt=request.prompt, save_photos=save_photos)
-        if _changed(request.display_id, data):
+        if request.page_writes and request.copy is None:
+            widget.send({"type": "static", "displayId": request.display_id, "data": data})
+        elif _changed(request.display_id, data):
             from IPython.display import update_display
 
             update_display(  # type: ignore[no-untyped-call]
@@ -203,52 +221,58 @@ async def _refresh(
                 metadata=request.metadata,
                 display_id=request.display_id,
             )
-        # Answered all the same: a page opened since may hold an older copy.
-        widget.send({"type": "static", "displayId": request.display_id, "data": data})
     except Exception:
         # The page's copy stays as it was; the live widget is unaffected.
         log.exception("gth-jupyter: could not refresh the static copy of %s", request.display_id)
         raise
 
 
-def _is_view(value: Any) -> bool:
+async def _copy(
+    request: _Request, registry: Callable[[], AgentRegistry | None]
+) -> dict[str, str] | None:
+    """The copy to write: the server's as it came; for turns the server holds nothing of, the
+    cell's prompt with no answer; for turns the kernel ran, rendered from its store."""
+    if request.copy is not None:
+        return request.copy
+    if request.served:
+        return render_static_copy({"messages": [], "interrupts": []}, prompt=request.prompt)
+    found = await _read(request, registry)
+    if found is None:
+        return None
+    view, save_photos = found
+    return render_static_copy(view, prompt=request.prompt, save_photos=save_photos)
+
+
+def _is_copy(value: Any) -> bool:
     return (
         isinstance(value, dict)
-        and isinstance(value.get("messages"), list)
-        and isinstance(value.get("interrupts"), list)
-        and all(isinstance(m, dict) for m in value["messages"])
-        and all(isinstance(i, dict) for i in value["interrupts"])
+        and all(isinstance(value.get(mime), str) for mime in COPY_MIMETYPES)
+        and sum(len(value[mime].encode()) for mime in COPY_MIMETYPES) <= MAX_CELL_BYTES
     )
 
 
 async def _read(
     request: _Request, registry: Callable[[], AgentRegistry | None]
-) -> tuple[dict[str, Any] | None, bool]:
-    """The requested turns as one view (messages in order, then interrupts), and whether photos
-    may be saved (``jupyter.savePhotos``).
+) -> tuple[dict[str, Any], bool] | None:
+    """The turns the kernel ran (over the comm) as one view (messages in order, then
+    interrupts), read from its own store, and whether photos may be saved
+    (``jupyter.savePhotos``). ``None`` when the kernel has no agent to read them with (it ran
+    nothing).
 
-    Over HTTP the server ran the turn and the page sends it along as the server gave it: that
-    view is rendered, and nothing of the agent is built here (building it would load, and for a
-    ``.py`` file run, the configuration only to read a thread the server already holds). Over
-    the comm the kernel ran the turn, so its agent is built already and its store is read;
-    with neither, there is nothing to refresh from.
-
-    ``None`` while a run of those turns is in flight again (a follow-up, an approval answered
-    since the page asked): refreshing the output draws the widget again, and the view that goes
-    stops the run it shows. That run's end asks again."""
-    from ...agui.history import thread_view
-
+    ``None`` too while a run of those turns is in flight again (a follow-up, an approval
+    answered since the page asked): refreshing the output draws the widget again, and the view
+    that goes stops the run it shows. That run's end asks again."""
     agents = registry()
-    if request.page_view is not None:
-        return _page_view(request.page_view), _save_photos(agents)
     if agents is None:
         log.warning("gth-jupyter: no view of %s to refresh its copy from", request.display_id)
-        return None, False
+        return None
+    from ...agui.history import thread_view
+
     runtime = await _reader(agents, request.agent)
     turns = request.turns or (None,)
     views = [await thread_view(runtime, request.thread_id, turn) for turn in turns]
     if _running(views[-1], request.turns):
-        return None, False
+        return None
     merged: dict[str, Any] = {
         "messages": [m for v in views for m in v["messages"]],
         "interrupts": [i for v in views for i in v["interrupts"]],
@@ -273,10 +297,6 @@ def _running(view: Mapping[str, Any], turns: tuple[str, ...]) -> bool:
         return False
     listed = view.get("turns") or []
     return not turns or (bool(listed) and listed[-1].get("turnId") in turns)
-
-
-def _page_view(view: Mapping[str, Any]) -> dict[str, Any]:
-    return {"messages": list(view["messages"]), "interrupts": list(view["interrupts"])}
 
 
 async def _reader(agents: AgentRegistry, name: str) -> Runtime:

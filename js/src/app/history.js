@@ -18,14 +18,16 @@ import { onNews, pause } from "../order.js";
  * Resolves with the run in flight to follow (null: none, or this transport cannot re-attach)
  * and whether this cell's turn is on the thread already (a reload: its prompt went out).
  * A history that cannot be loaded is said in the transcript, and the view goes on without it;
- * null when the view went away meanwhile (`signal`).
+ * null when the view went away meanwhile (`signal`). With `copy`, the same read brings the
+ * turn's static copy too (`read`, for src/app/static.js): a view mounting on an answered turn
+ * reads its thread once.
  * @param {{ backend: Backend, chat: ChatController, view: TranscriptView, threadId: string, turnId: string,
- *   signal: AbortSignal }} opts
- * @returns {Promise<{ follow: string | null, sent: boolean } | null>}
+ *   signal: AbortSignal, copy?: boolean }} opts
+ * @returns {Promise<{ follow: string | null, sent: boolean, read?: { copy?: Record<string, string> | null } } | null>}
  */
-export async function loadHistory({ backend, chat, view, threadId, turnId, signal }) {
+export async function loadHistory({ backend, chat, view, threadId, turnId, signal, copy = false }) {
   try {
-    const thread = await backend.history(threadId, turnId || undefined);
+    const thread = await backend.history(threadId, turnId || undefined, { copy });
     if (signal.aborted) return null;
     if (thread.messages.length) chat.setHistory(thread.messages);
     if (thread.state) view.log.setState(thread.state); // the event log's state view, after a reload
@@ -33,7 +35,7 @@ export async function loadHistory({ backend, chat, view, threadId, turnId, signa
     // approvals still waiting get their cards again (a run in flight says its own at its end)
     if (!follow) chat.restoreInterrupts(thread.interrupts);
     const sent = Boolean(turnId) && thread.turns.some((t) => t.turnId === turnId);
-    return { follow, sent };
+    return copy ? { follow, sent, read: { copy: thread.copy } } : { follow, sent };
   } catch (err) {
     if (signal.aborted) return null;
     view.addError("history_unavailable", `Could not load this conversation: ${/** @type {Error} */ (err).message}`);

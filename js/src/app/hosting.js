@@ -1,5 +1,5 @@
-// Keeping a view when the notebook draws its widget again. Refreshing a cell's output (the
-// kernel's static copy, src/app/static.js) makes the notebook draw the widget anew: the widget
+// Keeping a view when the notebook draws its widget again. Refreshing a cell's output (its
+// static copy, src/app/static.js) makes the notebook draw the widget anew: the widget
 // manager either detaches the old view's element without ending the view, or ends the view and
 // draws a new one. Either way the new view takes the old one over, its transcript, its chat and
 // a run in flight, rather than load it all again beside a hidden view that would still answer

@@ -76,8 +76,9 @@ async function start({ model, view, doc, env, turns, staticCopy, signal }) {
   const connected = await connect({ model, view, doc, env, turnId, signal });
   if (!connected) return;
   const { backend, registry, threadId, chat } = connected;
-  // Over HTTP the server ran the turn: its view goes to the kernel with the turn's end.
-  if (backend.kind === "http") staticCopy.viewFrom(() => backend.history(threadId, turnId || undefined));
+  // Over HTTP the server ran the turn: the turn's end reads it with the copy the server renders.
+  const http = backend.kind === "http";
+  if (http) staticCopy.copyFrom(() => backend.history(threadId, turnId || undefined, { copy: true }));
   // What the person allowed without asking (approvals granted for the thread or the session),
   // above the input, each with a Revoke button; hidden while there is none.
   const grantsBox = doc.createElement("div");
@@ -91,8 +92,10 @@ async function start({ model, view, doc, env, turns, staticCopy, signal }) {
   const notices = wireMcpNotices({ doc, view, backend, chat, signal });
   void info.then((i) => !signal.aborted && i && showAgentInfo(model, view, i));
 
-  // A `%gth <prompt>` cell shows its own turn; `%gth` alone, the whole thread.
-  const loaded = await loadHistory({ backend, chat, view, threadId, turnId, signal });
+  // A `%gth <prompt>` cell shows its own turn; `%gth` alone, the whole thread. A cell's first
+  // view asks for the turn's copy with it: if the turn is answered, that read writes it too.
+  const copy = http && Boolean(turnId) && staticCopy.wantsCopy();
+  const loaded = await loadHistory({ backend, chat, view, threadId, turnId, signal, copy });
   if (!loaded) return;
   // Notices after the history, which rebuilds the transcript.
   void info.then((i) => !signal.aborted && i && notices.show(i));
@@ -111,9 +114,9 @@ async function start({ model, view, doc, env, turns, staticCopy, signal }) {
   if (loaded.follow) {
     followRun({ backend, chat, view, threadId, turnId, runId: loaded.follow, signal, onFree: () => turns.threadFree(threadId) });
   } else if (loaded.sent) {
-    // This cell's turn ran already (a reload, or a turn that ended with no page open): the
-    // kernel renders it again so the saved file holds its end, whichever page ran the cell.
-    void staticCopy.turnEnded({ onMount: true });
+    // This cell's turn ran already (a reload, or a turn that ended with no page open): its copy
+    // is written again so the saved file holds its end, whichever page ran the cell.
+    void staticCopy.turnEnded({ onMount: true, read: loaded.read });
   }
   void turns.sendPending();
 }

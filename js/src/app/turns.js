@@ -2,8 +2,8 @@
 // to interrupts go to the chat at once. The prompt the kernel queued (`pending_prompt`) waits
 // until the history is loaded and the chat is idle, and, for a `%gth <prompt>` cell, until the
 // turn the kernel ran before it on this thread is done (src/order.js). Each run's end tells the
-// other cells of the page, one of which may be waiting for this turn, and the kernel, which
-// refreshes the cell's static copy (`onTurnEnd`, src/app/static.js).
+// other cells of the page, one of which may be waiting for this turn, and has the cell's static
+// copy written (`onTurnEnd`, src/app/static.js).
 
 import { announce, claim, giveUp, waitForTurn } from "../order.js";
 
