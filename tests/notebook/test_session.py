@@ -189,7 +189,7 @@ def test_a_session_waits_out_a_busy_thread_when_asked_to(
     """Run All runs a Session cell while the %gth cells above it still run: it waits its turn."""
     import threading
 
-    from gth_jupyter.notebook.host import session as session_module
+    from gth_jupyter.notebook.host import turns
     from gth_jupyter.notebook.host.turns import next_turn
     from gth_jupyter.store import CheckpointStore
 
@@ -205,7 +205,7 @@ def test_a_session_waits_out_a_busy_thread_when_asked_to(
     assert session.ask("one", wait=10) == "First."
 
     # A %gth turn the kernel started that no page ever sends is waited for only briefly.
-    monkeypatch.setattr(session_module, "APPEAR_S", 0.3)
+    monkeypatch.setattr(turns, "APPEAR_S", 0.3)
     next_turn("shared")
     assert session.ask("two", wait=10) == "Second."
     session.close()

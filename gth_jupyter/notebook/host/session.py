@@ -19,6 +19,7 @@ does dropping the session.
 from __future__ import annotations
 
 import asyncio
+import functools
 import sys
 import threading
 import uuid
@@ -41,15 +42,12 @@ from ._host import NOTEBOOK_COMMAND
 from .kernel_access import in_kernel_access, main_thread_waiting
 from .loop import LoopThread
 from .threads import in_kernel, notebook_thread_id
-from .turns import last_turn
+from .turns import POLL_S, EarlierTurn
 
 __all__ = ["Session"]
 
 #: How long ``ask`` waits in a notebook, by default, for the cells before it and a busy thread.
 DEFAULT_WAIT_S = 600.0
-#: How long a ``%gth`` turn the kernel started may take to reach the server before it is given up.
-APPEAR_S = 30.0
-POLL_S = 0.25
 
 
 class Answer(str):
@@ -181,43 +179,23 @@ class Session:
             return self._loops[0].run(self.aask(prompt, stream=out, wait=wait))
 
     async def _in_turn(self, runtime: Runtime, wait: float) -> Retry:
-        """Waits until the kernel's earlier ``%gth`` turn on the thread is done (its page sent
-        it, and it neither runs nor waits on a browser tool); answers how to wait again while a
-        run holds the thread (``RunService.start``'s ``retry``), for up to ``wait`` seconds.
-
-        Run All executes a session's cell right after the ``%gth`` cells above it, before their
-        pages have sent anything. A turn that has not appeared after ``APPEAR_S`` is not waited
-        for (no page shows it: a headless run); one that has is waited for up to ``wait``."""
+        """Waits until the kernel's earlier ``%gth`` turn on the thread is done
+        (``turns.EarlierTurn``, where the kernel side's turn order is decided); answers how to
+        wait again while a run holds the thread (``RunService.start``'s ``retry``), for up to
+        ``wait`` seconds."""
         loop = asyncio.get_running_loop()
         start = loop.time()
-        after = last_turn(self.thread_id)
-
-        async def turn_done() -> None:
-            nonlocal after
-            while True:
-                elapsed = loop.time() - start
-                if after and elapsed < wait:
-                    state = await runtime.thread_state(self.thread_id)
-                    turns = state.turns()
-                    ids = [t.turn_id for t in turns]
-                    if after not in ids:
-                        if elapsed < min(APPEAR_S, wait):
-                            await asyncio.sleep(POLL_S)
-                            continue
-                        after = ""  # nobody will send it
-                    elif turns[-1].turn_id == after and state.pending:
-                        await asyncio.sleep(POLL_S)
-                        continue
-                return
+        read = functools.partial(runtime.thread_state, self.thread_id)
+        earlier = EarlierTurn(self.thread_id, read, wait, start)
 
         async def retry() -> bool:
             if loop.time() - start >= wait:
                 return False
             await asyncio.sleep(POLL_S)
-            await turn_done()
+            await earlier.done()
             return True
 
-        await turn_done()
+        await earlier.done()
         return retry
 
 
