@@ -10,7 +10,7 @@
 //   gth_jupyter/contract/spec/media.json), a cell attachment, or from a host the configuration
 //   trusts (`a2ui.imageHosts`, the widget's media policy, js/src/media.js); any other becomes
 //   a link naming its host, `[\[image: alt (host)\]](url)`, as in the static copy
-//   (gth_jupyter/notebook/copy/markdown.py), or inside a link just that label;
+//   (gth_jupyter/copy/markdown.py), or inside a link just that label;
 // - a raw HTML tag outside a small list of inert ones (b, sub, details, span, table, …, with
 //   inert attributes only: no style, srcset, poster, background, event handler) is shown as
 //   text: its `<` is written `&lt;`;
