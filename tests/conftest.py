@@ -125,7 +125,9 @@ def _shares_a_server(unit: str) -> bool:
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """``--dist loadscope`` (scripts/test.sh) by ``_unit_of``: the first worker takes the
     browser and Hub units (mostly waiting on pages and streams), the others the rest (mostly
-    CPU), and each takes from the other queue when its own is empty."""
+    CPU), and each takes from the other queue when its own is empty, from its end: the browser
+    worker's modules share their servers in order (tests/browser/conftest.py), taken from the
+    front."""
     if config.getvalue("dist") != "loadscope":
         return None
     from xdist.scheduler import LoadScopeScheduling
@@ -138,6 +140,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             wants_browser = node.gateway.id == "gw0"
             preferred = (u for u in self.workqueue if _shares_a_server(u) == wants_browser)
             unit = next(preferred, None)
+            if unit is None and self.workqueue:
+                unit = next(reversed(self.workqueue))
             if unit is not None:
                 self.workqueue.move_to_end(unit, last=False)
             super()._assign_work_unit(node)

@@ -2,12 +2,20 @@
 
 A ``JupyterServer`` runs ``jupyter lab`` or ``jupyter notebook`` in a subprocess on a free
 loopback port, behind a random token, with its own root, data, settings and workspace folders.
-Its scripted model (``.gsloth.config.json`` in the root) holds the responses of every test in
-the module, one block per test, in the module's order. The first test to need the server starts
+Its scripted model (``.gsloth.config.json`` in the root) holds the responses of every test that
+runs on it, one block per test, in the tests' order. The first test to need the server starts
 it; ``use_script(key)`` checks that the model has been called exactly as often as the blocks
 before ``key`` need, and otherwise restarts the server with the script from ``key`` on, so a
 failed test cannot shift the script of the next, and ``-k`` picks any test alone.
-``NotebookPage`` drives one notebook in either app through the UI.
+
+A ``ServerPool`` (one per pytest worker) shares a server between the modules that ask for the
+same configuration (a ``ServerSpec``: the same ``CONFIG``, ``EXTRA_CONFIG`` and checkpointer):
+its script is their blocks, module after module in the order they run, each module's keys
+prefixed with its name (``server.scope``), so a server starts once for all of them. Servers
+start in the background before they are needed: a module's Notebook 7 servers while its
+JupyterLab tests run, the next module's JupyterLab servers while this one's last tests run; a
+server no later module needs stops in the background. ``NotebookPage`` drives one notebook in
+either app through the UI.
 """
 
 from __future__ import annotations
@@ -20,12 +28,14 @@ import secrets
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import nbformat
@@ -178,7 +188,16 @@ class JupyterServer:
         self.log_path = home / f"jupyter-{app}.log"
         self.record_path = home / "calls-0.jsonl"
         self._log: Any = None
+        # The module whose tests run now, as the prefix of its keys (a shared server's script
+        # holds several modules' blocks; "" for a module's own server).
+        self.scope = ""
+        self._starting: threading.Thread | None = None
+        self._start_error: BaseException | None = None
         self.root.mkdir(parents=True, exist_ok=True)
+
+    def key(self, key: str) -> str:
+        """``key`` of the current module's blocks, as the script names it."""
+        return f"{self.scope}{key}"
 
     @property
     def base_url(self) -> str:
@@ -208,7 +227,10 @@ class JupyterServer:
         )
 
     def start(self, from_key: str | None = None) -> None:
-        from_key = from_key or self.order[0]
+        """Starts the server with the script from ``from_key`` (as the script names it; by
+        default the current module's first block) on."""
+        if from_key is None:
+            from_key = next((k for k in self.order if k.startswith(self.scope)), self.order[0])
         start = self.order.index(from_key)
         responses = [r for key in self.order[start:] for r in self.scripts[key]]
         self.generation += 1
@@ -262,7 +284,32 @@ class JupyterServer:
                 raise RuntimeError(f"jupyter {self.app} did not start:\n{self.log_tail()}")
             time.sleep(0.2)
 
+    def start_soon(self, from_key: str) -> None:
+        """Starts the server in a thread; the next call that needs it waits for the start (and
+        starts it again itself, in the open, if that start failed)."""
+        if self.proc is not None or self._starting is not None:
+            return
+
+        def run() -> None:
+            try:
+                self.start(from_key)
+            except BaseException as exc:
+                self._start_error = exc
+
+        self._starting = threading.Thread(target=run, name=f"start-{self.app}", daemon=True)
+        self._starting.start()
+
+    def _join_start(self) -> None:
+        thread, self._starting = self._starting, None
+        if thread is None:
+            return
+        thread.join()
+        if self._start_error is not None:
+            self._start_error = None
+            self.stop()
+
     def stop(self) -> None:
+        self._join_start()
         if self.proc is not None:
             kill_tree(self.proc)
             self.proc = None
@@ -272,7 +319,7 @@ class JupyterServer:
 
     def restart(self, from_key: str) -> None:
         self.stop()
-        self.start(from_key)
+        self.start(self.key(from_key))
 
     def log_size(self) -> int:
         return self.log_path.stat().st_size if self.log_path.exists() else 0
@@ -299,12 +346,15 @@ class JupyterServer:
         return len(read_records(self.record_path))
 
     def ensure_started(self, from_key: str | None = None) -> None:
+        self._join_start()
         if self.proc is None:
-            self.start(from_key)
+            self.start(None if from_key is None else self.key(from_key))
 
     def use_script(self, key: str) -> Script:
         """This test's block of the script, restarting the server if the model is not at the
         start of it (a test before this one failed mid-way, or ran in another order)."""
+        self._join_start()
+        key = self.key(key)
         if self.proc is None:
             self.start(key)
         assert self.first_key is not None
@@ -313,7 +363,8 @@ class JupyterServer:
             sum(len(self.scripts[k]) for k in self.order[start:here]) if here >= start else -1
         )
         if expected < 0 or self.calls() != expected:
-            self.restart(key)
+            self.stop()
+            self.start(key)
             expected = 0
         return Script(self.record_path, expected, self.scripts[key])
 
@@ -332,17 +383,182 @@ class JupyterServer:
         return f"{self.base_url}notebooks/{rel_path}?token={self.token}"
 
 
+def save_log(server: JupyterServer, log_name: str, start: int = 0) -> None:
+    """The server's log from byte ``start`` on, as ``test-artifacts/browser/<log_name>-server.log``
+    (its last 2 MB)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError), server.log_path.open("rb") as f:
+        f.seek(max(start, server.log_size() - 2_000_000))
+        (ARTIFACTS / f"{log_name}-server.log").write_bytes(f.read())
+
+
+# Servers stopping in the background (a stop waits for the server's kernels and extensions to
+# shut down, seconds the next module need not wait); waited for when the worker ends.
+_STOPPING: list[threading.Thread] = []
+
+
+def stop_soon(server: JupyterServer, log_name: str | None = None, log_start: int = 0) -> None:
+    """Stops ``server`` in a thread, then saves its log (``save_log``) if ``log_name``."""
+
+    def run() -> None:
+        server.stop()
+        if log_name is not None:
+            save_log(server, log_name, log_start)
+
+    thread = threading.Thread(target=run, name=f"stop-{server.app}")
+    thread.start()
+    _STOPPING.append(thread)
+
+
+def wait_stopped() -> None:
+    while _STOPPING:
+        _STOPPING.pop().join()
+
+
 @contextlib.contextmanager
 def serving(server: JupyterServer, log_name: str) -> Iterator[JupyterServer]:
     """``server`` for a module's tests (each starts it when it first needs it); stopped at the
-    end, its log kept as ``test-artifacts/browser/<log_name>-server.log``."""
+    end (in the background), its log kept as ``test-artifacts/browser/<log_name>-server.log``."""
     try:
         yield server
     finally:
-        server.stop()
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(OSError):
-            (ARTIFACTS / f"{log_name}-server.log").write_text(server.log_tail(2_000_000))
+        stop_soon(server, log_name)
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """A server a module's tests run on: the scripted model's blocks, one per test (``SCRIPTS``),
+    and keys over its configuration (``EXTRA_CONFIG``) or a whole configuration (``CONFIG``),
+    and where threads are kept (``CHECKPOINTER``)."""
+
+    scripts: Mapping[str, Sequence[Any]] = field(default_factory=lambda: {"default": []})
+    config: Mapping[str, Any] | None = None
+    extra: Mapping[str, Any] | None = None
+    checkpointer: str = "memory"
+
+    def signature(self) -> str:
+        """What decides how the server runs: modules with the same signature share one."""
+        return json.dumps([self.config, self.extra, self.checkpointer], sort_keys=True)
+
+
+def module_servers(module: ModuleType) -> dict[str, ServerSpec] | None:
+    """The servers a module declares: ``SERVERS`` (by name, the ``servers`` fixture), or one
+    (``""``, the ``jupyter`` fixture) from ``SCRIPTS``, ``EXTRA_CONFIG``, ``CONFIG`` and
+    ``CHECKPOINTER``; ``None`` for a module whose configuration depends on a fixture
+    (``extra_config(request)``), which gets a server of its own."""
+    if hasattr(module, "extra_config"):
+        return None
+    if hasattr(module, "SERVERS"):
+        return dict(module.SERVERS)
+    spec = ServerSpec(
+        getattr(module, "SCRIPTS", {"default": []}),
+        getattr(module, "CONFIG", None),
+        getattr(module, "EXTRA_CONFIG", None),
+        getattr(module, "CHECKPOINTER", "memory"),
+    )
+    return {"": spec}
+
+
+class ServerPool:
+    """This worker's servers, one per app and ``ServerSpec.signature``, shared by the modules
+    (in ``modules``' order, the order they run in) that declare it; ``apps`` says which apps each
+    module's tests use."""
+
+    def __init__(
+        self, home: Path, modules: Sequence[ModuleType], apps: Mapping[str, set[str]]
+    ) -> None:
+        self.home = home
+        self.apps = apps
+        self.specs: dict[str, dict[str, ServerSpec]] = {}
+        self.order: list[str] = []
+        # Each signature's users, in order: (module, server name).
+        self.users: dict[str, list[tuple[str, str]]] = {}
+        for module in modules:
+            specs = module_servers(module)
+            if specs is None:
+                continue
+            self.specs[module.__name__] = specs
+            self.order.append(module.__name__)
+            signatures = [spec.signature() for spec in specs.values()]
+            assert len(set(signatures)) == len(signatures), f"{module.__name__}: two alike"
+            for name, spec in specs.items():
+                self.users.setdefault(spec.signature(), []).append((module.__name__, name))
+        self.servers: dict[tuple[str, str], JupyterServer] = {}
+        self.made = 0
+        # Where a server's log stood when a module started it early: (app, signature) ->
+        # (module, offset), so that the module's log holds the start.
+        self.marks: dict[tuple[str, str], tuple[str, int]] = {}
+
+    @staticmethod
+    def scope(module: str, name: str) -> str:
+        return f"{module}::{name}::"
+
+    def _server(self, app: str, signature: str) -> JupyterServer:
+        server = self.servers.get((app, signature))
+        if server is None:
+            users = self.users[signature]
+            scripts = {
+                f"{self.scope(module, name)}{key}": block
+                for module, name in users
+                for key, block in self.specs[module][name].scripts.items()
+            }
+            spec = self.specs[users[0][0]][users[0][1]]
+            self.made += 1
+            home = self.home / f"{app}-{self.made}"
+            server = JupyterServer(app, home, scripts, spec.config, spec.extra)
+            server.checkpointer = spec.checkpointer
+            self.servers[(app, signature)] = server
+        return server
+
+    def _first_key(self, module: str, name: str) -> str:
+        spec = self.specs[module][name]
+        return self.scope(module, name) + next(iter(spec.scripts), "default")
+
+    @contextlib.contextmanager
+    def using(self, module: ModuleType, app: str) -> Iterator[dict[str, JupyterServer]]:
+        """``module``'s servers for ``app``, by name, with the module's keys in scope; at the
+        end each server's log of these tests is saved as the module's, and a server no later
+        module needs stops (in the background)."""
+        specs = self.specs[module.__name__]
+        servers: dict[str, JupyterServer] = {}
+        starts: dict[str, int] = {}
+        for name, spec in specs.items():
+            server = self._server(app, spec.signature())
+            server.scope = self.scope(module.__name__, name)
+            servers[name] = server
+            mark = self.marks.pop((app, spec.signature()), (module.__name__, server.log_size()))
+            starts[name] = mark[1] if mark[0] == module.__name__ else server.log_size()
+        apps = self.apps.get(module.__name__, {app})
+        if app == "lab" and "notebook" in apps:
+            # Notebook 7 is next: its servers start while these tests wait on their pages.
+            self._start_soon(module.__name__, "notebook")
+        elif module.__name__ in self.order[:-1]:
+            # This module's last app: the next module's JupyterLab servers start now.
+            self._start_soon(self.order[self.order.index(module.__name__) + 1], "lab")
+        try:
+            yield servers
+        finally:
+            for name, server in servers.items():
+                log = slug(module.__name__) + "-" + app + (f"-{name}" if name else "")
+                signature = specs[name].signature()
+                if self.users[signature][-1] == (module.__name__, name):
+                    stop_soon(server, log, starts[name])
+                    del self.servers[(app, signature)]
+                else:
+                    save_log(server, log, starts[name])
+
+    def _start_soon(self, module: str, app: str) -> None:
+        for name, spec in self.specs[module].items():
+            server = self._server(app, spec.signature())
+            if server.proc is None and server._starting is None:
+                self.marks[(app, spec.signature())] = (module, server.log_size())
+                server.start_soon(self._first_key(module, name))
+
+    def close(self) -> None:
+        for server in self.servers.values():
+            stop_soon(server)
+        self.servers.clear()
+        wait_stopped()
 
 
 class NotebookPage:

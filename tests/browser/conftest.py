@@ -1,5 +1,7 @@
-"""Fixtures for the browser suite: one headless Chromium and one Jupyter server per app
-(JupyterLab 4, Notebook 7) per module, and a fresh browser context per test.
+"""Fixtures for the browser suite: one headless Chromium per module, the Jupyter servers of
+each app (JupyterLab 4, Notebook 7) from this worker's pool (a module shares the servers of the
+modules before it that ask for the same configuration, see ``ServerPool``), and a fresh browser
+context per test.
 
 When a test fails, its page is saved as ``test-artifacts/browser/<test>-FAILED.png`` with the
 browser console (``-console.log``), the widget's HTML (``-widget.html``), the server log written
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -21,8 +24,11 @@ from browser_harness import (
     CHROMIUM_ARGS,
     JupyterServer,
     NotebookPage,
+    ServerPool,
+    module_servers,
     serving,
     slug,
+    wait_stopped,
 )
 
 _REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
@@ -72,29 +78,116 @@ def chromium() -> Iterator[Any]:
             browser.close()
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Browser modules that share a server with another module first (the pool keeps it running
+    from one to the next; the browser worker takes modules from the front), then the others
+    (another worker done with its own tests takes modules from the end), each in its order."""
+    users: dict[str, set[str]] = {}
+    for item in items:
+        module = _pool_module(item)
+        for spec in (module_servers(module) or {}).values() if module else ():
+            users.setdefault(spec.signature(), set()).add(module.__name__)
+    shared = {m for names in users.values() if len(names) > 1 for m in names}
+
+    def rank(item: pytest.Item) -> int:
+        if item.get_closest_marker("browser") is None:
+            return 2
+        return 0 if getattr(getattr(item, "module", None), "__name__", "") in shared else 1
+
+    items.sort(key=rank)
+
+
+def _pool_module(item: pytest.Item) -> ModuleType | None:
+    """The item's module if its tests run on the pool's servers (not a module with a
+    ``jupyter`` fixture of its own)."""
+    module = getattr(item, "module", None)
+    names = getattr(item, "fixturenames", ())
+    if module is None or item.get_closest_marker("browser") is None:
+        return None
+    if not ("jupyter" in names or "servers" in names):
+        return None
+    if hasattr(module, "jupyter") and not hasattr(module, "SERVERS"):
+        return None
+    return module
+
+
+def _pool_modules(session: pytest.Session) -> tuple[list[ModuleType], dict[str, set[str]]]:
+    """The browser modules on the pool's servers (not those with a ``jupyter`` fixture of their
+    own), in the order they run, and the apps each one's tests use."""
+    modules: dict[str, ModuleType] = {}
+    apps: dict[str, set[str]] = {}
+    for item in session.items:
+        module = _pool_module(item)
+        if module is None:
+            continue
+        modules.setdefault(module.__name__, module)
+        callspec = getattr(item, "callspec", None)
+        params = callspec.params if callspec is not None else {}
+        app = params.get("jupyter", params.get("servers"))
+        if app in APPS:
+            apps.setdefault(module.__name__, set()).add(app)
+    return list(modules.values()), apps
+
+
+@pytest.fixture(scope="session")
+def server_pool(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServerPool]:
+    modules, apps = _pool_modules(request.session)
+    pool = ServerPool(tmp_path_factory.mktemp("jupyter"), modules, apps)
+    try:
+        yield pool
+    finally:
+        pool.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _servers_stopped() -> Iterator[None]:
+    """Servers stopping in the background (a module's own) have stopped when the worker ends."""
+    yield
+    wait_stopped()
+
+
 @pytest.fixture(scope="module", params=APPS)
 def jupyter(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, chromium: Any
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    server_pool: ServerPool,
+    chromium: Any,
 ) -> Iterator[JupyterServer]:
     """``jupyter lab`` / ``jupyter notebook`` for the module, as its names say:
 
     - ``SCRIPTS``: the scripted model's responses, one block per test (see the harness);
     - ``EXTRA_CONFIG``: keys over the scripted model's configuration (tools, approvals, MCP
       servers), or ``extra_config(request)`` returning them where they depend on another
-      fixture (a URL);
+      fixture (a URL: the module then has a server of its own);
     - ``CONFIG``: a whole configuration instead (the shipped demo);
-    - ``CHECKPOINTER``: where threads are kept (default ``memory``)."""
+    - ``CHECKPOINTER``: where threads are kept (default ``memory``).
+
+    A module with several servers declares them as ``SERVERS`` (``ServerSpec`` by name) and
+    takes them from the ``servers`` fixture instead."""
     module = request.module
-    extra = getattr(module, "EXTRA_CONFIG", None)
-    if hasattr(module, "extra_config"):
-        extra = module.extra_config(request)
-    scripts = getattr(module, "SCRIPTS", {"default": []})
+    if module_servers(module) is not None:
+        with server_pool.using(module, request.param) as servers:
+            yield servers[""]
+        return
     home = tmp_path_factory.mktemp(f"jupyter-{request.param}")
+    scripts = getattr(module, "SCRIPTS", {"default": []})
+    extra = module.extra_config(request)
     # Started by the first test that needs it, from that test's block of the script.
     server = JupyterServer(request.param, home, scripts, getattr(module, "CONFIG", None), extra)
     server.checkpointer = getattr(module, "CHECKPOINTER", "memory")
     with serving(server, f"{slug(module.__name__)}-{request.param}"):
         yield server
+
+
+@pytest.fixture(scope="module", params=APPS)
+def servers(
+    request: pytest.FixtureRequest, server_pool: ServerPool, chromium: Any
+) -> Iterator[dict[str, JupyterServer]]:
+    """The servers of a module's ``SERVERS``, by name, for one app."""
+    with server_pool.using(request.module, request.param) as servers:
+        yield servers
 
 
 @pytest.fixture

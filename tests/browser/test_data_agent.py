@@ -19,19 +19,16 @@ import base64
 import json
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from browser_harness import (
-    APPS,
     CHROMIUM,
     STEP_MS,
     JupyterServer,
     NotebookPage,
-    serving,
-    slug,
+    ServerSpec,
     write_notebook,
 )
 from playwright.sync_api import Locator, expect
@@ -91,20 +88,12 @@ SERVER_OF = {
 }
 
 
-@pytest.fixture(scope="module", params=APPS)
-def servers(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, chromium: Any
-) -> Iterator[dict[str, JupyterServer]]:
-    """Two servers per app, each started by the first test that needs it: the shipped demo
-    configuration, and the scripted model with the kernel tools turned on."""
-    home = tmp_path_factory.mktemp(f"jupyter-data-{request.param}")
-    demo = JupyterServer(request.param, home / "demo", {"default": []}, DEMO_CONFIG)
-    fake = JupyterServer(
-        request.param, home / "fake", SCRIPTS, extra={"builtInTools": KERNEL_TOOLS}
-    )
-    log = f"{slug(__name__)}-{request.param}"
-    with serving(demo, f"{log}-demo"), serving(fake, f"{log}-fake"):
-        yield {"demo": demo, "fake": fake}
+# Two servers per app (the ``servers`` fixture), each started by the first test that needs it:
+# the shipped demo configuration, and the scripted model with the kernel tools turned on.
+SERVERS = {
+    "demo": ServerSpec(config=DEMO_CONFIG),
+    "fake": ServerSpec(SCRIPTS, extra={"builtInTools": KERNEL_TOOLS}),
+}
 
 
 @pytest.fixture

@@ -20,20 +20,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
 from browser_harness import (
-    APPS,
     CHROMIUM,
     STEP_MS,
     JupyterServer,
     NotebookPage,
-    serving,
-    slug,
+    ServerSpec,
 )
 from playwright.sync_api import Locator, expect
 
@@ -97,26 +94,14 @@ SERVER_OF = {
 }
 
 
-@pytest.fixture(scope="module", params=APPS)
-def servers(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, chromium: Any
-) -> Iterator[dict[str, JupyterServer]]:
-    """Three servers per app, each started by the first test that needs it: the scripted model
-    at ``manual`` and at ``assisted``, and the shipped demo configuration (``assisted``, the
-    default)."""
-    home = tmp_path_factory.mktemp(f"jupyter-flow-{request.param}")
-    manual = JupyterServer(request.param, home / "manual", MANUAL, extra={"approvals": "manual"})
-    assisted = JupyterServer(
-        request.param, home / "assisted", ASSISTED, extra={"approvals": "assisted"}
-    )
-    demo = JupyterServer(request.param, home / "demo", {"default": []}, DEMO_CONFIG)
-    log = f"{slug(__name__)}-{request.param}"
-    with (
-        serving(manual, f"{log}-manual"),
-        serving(assisted, f"{log}-assisted"),
-        serving(demo, f"{log}-demo"),
-    ):
-        yield {"manual": manual, "assisted": assisted, "demo": demo}
+# Three servers per app (the ``servers`` fixture), each started by the first test that needs
+# it: the scripted model at ``manual`` and at ``assisted``, and the shipped demo configuration
+# (``assisted``, the default).
+SERVERS = {
+    "manual": ServerSpec(MANUAL, extra={"approvals": "manual"}),
+    "assisted": ServerSpec(ASSISTED, extra={"approvals": "assisted"}),
+    "demo": ServerSpec(config=DEMO_CONFIG),
+}
 
 
 @pytest.fixture

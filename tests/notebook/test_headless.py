@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -109,31 +110,39 @@ def run(args: list[str], where: Path) -> None:
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """The notebook run by each runner: nbconvert with the shipped approvals (run_python asks,
-    so it is refused), papermill and nbclient with an ``allow`` entry for run_python."""
+    so it is refused), papermill and nbclient with an ``allow`` entry for run_python. The three
+    run at once, each in its folder and kernel: they mostly wait (kernels starting, the demo
+    model's pace)."""
     root = tmp_path_factory.mktemp("headless")
-    runs: dict[str, Any] = {}
-
     asked = folder(root, "nbconvert", DEMO)
-    run([str(BIN / "jupyter"), "nbconvert", "--to", "notebook", "--execute", "in.ipynb",
-         "--output", "out.ipynb"], asked)  # fmt: skip
-    runs["nbconvert"] = nbformat.read(asked / "out.ipynb", as_version=4)
-
     allowed = folder(root, "papermill", ALLOW_RUN_PYTHON, explain=False)
-    run([str(BIN / "papermill"), "in.ipynb", "out.ipynb", "-p", "question", "describe sales",
-         "--cwd", str(allowed)], allowed)  # fmt: skip
-    runs["papermill"] = nbformat.read(allowed / "out.ipynb", as_version=4)
-
-    from nbclient import NotebookClient
-
     direct = folder(root, "nbclient", ALLOW_RUN_PYTHON)
-    book = nbformat.read(direct / "in.ipynb", as_version=4)
-    client = NotebookClient(
-        book, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(direct)}}
-    )
-    client.execute(env=kernel_env(direct))
-    runs["nbclient"] = book
 
-    run([str(BIN / "jupyter"), "nbconvert", "--to", "html", "out.ipynb"], asked)
+    def nbconvert() -> Any:
+        run([str(BIN / "jupyter"), "nbconvert", "--to", "notebook", "--execute", "in.ipynb",
+             "--output", "out.ipynb"], asked)  # fmt: skip
+        run([str(BIN / "jupyter"), "nbconvert", "--to", "html", "out.ipynb"], asked)
+        return nbformat.read(asked / "out.ipynb", as_version=4)
+
+    def papermill() -> Any:
+        run([str(BIN / "papermill"), "in.ipynb", "out.ipynb", "-p", "question", "describe sales",
+             "--cwd", str(allowed)], allowed)  # fmt: skip
+        return nbformat.read(allowed / "out.ipynb", as_version=4)
+
+    def nbclient() -> Any:
+        from nbclient import NotebookClient
+
+        book = nbformat.read(direct / "in.ipynb", as_version=4)
+        client = NotebookClient(
+            book, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(direct)}}
+        )
+        client.execute(env=kernel_env(direct))
+        return book
+
+    runners = {"nbconvert": nbconvert, "papermill": papermill, "nbclient": nbclient}
+    with ThreadPoolExecutor(len(runners)) as pool:
+        jobs = {name: pool.submit(runner) for name, runner in runners.items()}
+        runs: dict[str, Any] = {name: job.result() for name, job in jobs.items()}
     runs["html"] = (asked / "out.html").read_text(encoding="utf-8")
     yield runs
 
