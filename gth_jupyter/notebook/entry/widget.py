@@ -39,61 +39,59 @@ def _loader() -> str:
         return _MISSING_BUNDLE
 
 
+def _synced_text(help: str, default: str = "") -> t.Unicode[str, str | bytes]:
+    """A text trait the page shares (synced both ways with the widget's view)."""
+    return t.Unicode(default, help=help).tag(sync=True)
+
+
+def _synced_flag(help: str) -> t.Bool[bool, bool | int]:
+    """A flag the page shares, off by default."""
+    return t.Bool(False, help=help).tag(sync=True)
+
+
 class GthChat(anywidget.AnyWidget):  # type: ignore[misc]
     """A chat with the agent on one thread; the browser talks AG-UI to the agent."""
 
     _esm = _loader()
 
-    thread_id = t.Unicode(
-        "", help="The thread the chat talks on (by default one per notebook)."
-    ).tag(sync=True)
-    agent = t.Unicode(DEFAULT_AGENT, help="The agent's name in gth/agents/{name}/run.").tag(
-        sync=True
-    )
+    thread_id = _synced_text("The thread the chat talks on (by default one per notebook).")
+    agent = _synced_text("The agent's name in gth/agents/{name}/run.", DEFAULT_AGENT)
     transport = t.Enum(
         ["auto", "http", "comm"],
         default_value="auto",
         help="How the page reaches the agent: the server extension over HTTP, the kernel over "
         "this widget's comm, or auto (HTTP where the extension answers, else the comm).",
     ).tag(sync=True)
-    model_label = t.Unicode("", help="The model shown in the chat's header.").tag(sync=True)
-    offline = t.Bool(False, help="Whether the model is the offline demo.").tag(sync=True)
-    pending_prompt = t.Unicode(
-        "", help="A prompt for the page to send (set by ask(); cleared once sent)."
-    ).tag(sync=True)
+    model_label = _synced_text("The model shown in the chat's header.")
+    offline = _synced_flag("Whether the model is the offline demo.")
+    pending_prompt = _synced_text(
+        "A prompt for the page to send (set by ask(); cleared once sent)."
+    )
+    base_url = _synced_text("The Jupyter server's base URL; empty: read from the page.")
+    show_event_log = _synced_flag("Show the panel that lists each AG-UI event as it arrives.")
+    turn_id = _synced_text(
+        "The turn this widget started (a %gth <prompt> cell): it shows that turn alone and "
+        "tags what is typed into it; empty: the whole thread (%gth alone)."
+    )
+    kernel_id = _synced_text(
+        "The id the Jupyter server knows this widget's kernel by, sent with each run so the "
+        "agent's kernel tools work in this kernel's live namespace; empty: not known."
+    )
+    after_turn = _synced_text(
+        "The turn of the %gth cell the kernel ran before this one on the same thread: the "
+        "page sends this widget's prompt only once that turn is done."
+    )
+    display_id = _synced_text(
+        "The display id of this widget's output (view and static copy), whose copy is "
+        "written when a turn ends; the page names it to the notebook extension."
+    )
+    cell_id = _synced_text(
+        "The id of the cell that made this widget, as its front end sent it; empty: none."
+    )
     client_tools = t.List(
         t.Dict(),
         help="Browser tools from client_tool(): {name, description, parameters, js} each, "
         "declared to the agent on every run beside the built-in ones.",
-    ).tag(sync=True)
-    base_url = t.Unicode("", help="The Jupyter server's base URL; empty: read from the page.").tag(
-        sync=True
-    )
-    show_event_log = t.Bool(
-        False, help="Show the panel that lists each AG-UI event as it arrives."
-    ).tag(sync=True)
-    turn_id = t.Unicode(
-        "",
-        help="The turn this widget started (a %gth <prompt> cell): it shows that turn alone and "
-        "tags what is typed into it; empty: the whole thread (%gth alone).",
-    ).tag(sync=True)
-    kernel_id = t.Unicode(
-        "",
-        help="The id the Jupyter server knows this widget's kernel by, sent with each run so the "
-        "agent's kernel tools work in this kernel's live namespace; empty: not known.",
-    ).tag(sync=True)
-    after_turn = t.Unicode(
-        "",
-        help="The turn of the %gth cell the kernel ran before this one on the same thread: the "
-        "page sends this widget's prompt only once that turn is done.",
-    ).tag(sync=True)
-    display_id = t.Unicode(
-        "",
-        help="The display id of this widget's output (view and static copy), whose copy is "
-        "written when a turn ends; the page names it to the notebook extension.",
-    ).tag(sync=True)
-    cell_id = t.Unicode(
-        "", help="The id of the cell that made this widget, as its front end sent it; empty: none."
     ).tag(sync=True)
 
     def __init__(self, **kwargs: Any) -> None:
