@@ -106,7 +106,7 @@ def test_official_agui_client_conformance(server_bin: Path) -> None:
 
     # A process group of its own, so that a timeout also ends the servers node started.
     proc = subprocess.Popen(
-        [node, "--test", *files],
+        [node, "--test", f"--test-concurrency={len(files)}", *files],
         cwd=JS_DIR,
         env=env,
         stdout=subprocess.PIPE,
