@@ -16,15 +16,7 @@ __version__ = "0.1.0"
 __all__ = ["GthChat", "Session", "__version__", "chat", "client_tool"]
 
 # The notebook side's face names them (loading each on first use in turn).
-_LAZY = {
-    "Session": "notebook",
-    "GthChat": "notebook",
-    "chat": "notebook",
-    "client_tool": "notebook",
-}
-
-
-__getattr__ = lazy_names(__name__, _LAZY)
+__getattr__ = lazy_names(__name__, notebook=("Session", "GthChat", "chat", "client_tool"))
 
 
 def load_ipython_extension(ipython: Any) -> None:

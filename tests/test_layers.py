@@ -295,9 +295,10 @@ def test_a_private_module_is_imported_only_inside_its_package() -> None:
 
 def _face_names(face: str) -> dict[str, str]:
     """The module a face takes each name it names from: imported as it loads, for type checkers
-    only, or on first use (its ``_LAZY`` table)."""
+    only, or on first use (its ``lazy_names`` call)."""
     path = _modules()[face]
     found: dict[str, str] = {}
+    lazy: dict[str, str] = {}
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom):
             package = face.split(".")
@@ -305,12 +306,14 @@ def _face_names(face: str) -> dict[str, str]:
             module = ".".join([*base, node.module] if node.module else base)
             for alias in node.names:
                 found.setdefault(alias.asname or alias.name, module)
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
-            if any(getattr(t, "id", None) == "_LAZY" for t in node.targets):
-                for key, value in zip(node.value.keys, node.value.values, strict=True):
-                    if isinstance(key, ast.Constant) and isinstance(value, ast.Constant):
-                        found[key.value] = f"{face}.{value.value}"
-    return found
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "lazy_names":
+            for keyword in node.keywords:  # lazy_names(__name__, module=("Name", ...), ...)
+                assert isinstance(keyword.value, ast.Tuple), ast.dump(keyword)
+                for name in keyword.value.elts:
+                    assert isinstance(name, ast.Constant), ast.dump(name)
+                    lazy[name.value] = f"{face}.{keyword.arg}"
+    # An import names the module itself; the lazy table may name a sub-package's face.
+    return {**lazy, **found}
 
 
 def test_a_name_is_imported_from_its_own_module_never_through_a_face() -> None:

@@ -31,12 +31,9 @@ __all__ = [
     "resolve_agent",
 ]
 
-_LAZY = {
-    "AgentParts": "resolver",
-    "AgentRegistry": "registry",
-    "Runtime": "runtime",
-    "resolve_agent": "resolver",
-}
-
-
-__getattr__ = lazy_names(__name__, _LAZY)
+__getattr__ = lazy_names(
+    __name__,
+    resolver=("AgentParts", "resolve_agent"),
+    registry=("AgentRegistry",),
+    runtime=("Runtime",),
+)

@@ -40,16 +40,9 @@ __all__ = [
 ]
 
 # Loaded on first use: `%load_ext gth_jupyter` should not import the agent.
-_LAZY = {
-    "GthChat": "entry.widget",
-    "GthMagics": "entry.magics",
-    "Session": "host.session",
-    "chat": "entry.widget",
-    "client_tool": "host.client_tools",
-    "load_ipython_extension": "entry.magics",
-    "remove_client_tool": "host.client_tools",
-    "unload_ipython_extension": "entry.magics",
-}
-
-
-__getattr__ = lazy_names(__name__, _LAZY)
+# Each through its sub-package's face, which loads it from its module in turn.
+__getattr__ = lazy_names(
+    __name__,
+    entry=("GthChat", "GthMagics", "chat", "load_ipython_extension", "unload_ipython_extension"),
+    host=("Session", "client_tool", "remove_client_tool"),
+)

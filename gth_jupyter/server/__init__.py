@@ -25,7 +25,4 @@ __all__ = ["GthJupyterApp", "main", "make_app"]
 
 # Loaded on first use: the standalone server need not import Jupyter's server, nor the
 # extension the CLI.
-_LAZY = {"GthJupyterApp": "app", "main": "cli", "make_app": "standalone"}
-
-
-__getattr__ = lazy_names(__name__, _LAZY)
+__getattr__ = lazy_names(__name__, app=("GthJupyterApp",), cli=("main",), standalone=("make_app",))

@@ -21,12 +21,8 @@ if TYPE_CHECKING:
 
 __all__ = ["GthChat", "GthMagics", "chat", "load_ipython_extension", "unload_ipython_extension"]
 
-_LAZY = {
-    "GthChat": "widget",
-    "GthMagics": "magics",
-    "chat": "widget",
-    "load_ipython_extension": "magics",
-    "unload_ipython_extension": "magics",
-}
-
-__getattr__ = lazy_names(__name__, _LAZY)
+__getattr__ = lazy_names(
+    __name__,
+    widget=("GthChat", "chat"),
+    magics=("GthMagics", "load_ipython_extension", "unload_ipython_extension"),
+)

@@ -43,13 +43,7 @@ from ._answers import answer_pending
 from ._kernel import HeadlessKernel, MainThread
 from ._tools import declared_tools
 
-__all__ = [
-    "DEFAULT_TIMEOUT_S",
-    "HeadlessOutcome",
-    "headless_thread_id",
-    "new_headless_thread",
-    "run_headless",
-]
+# What the package offers is named by its face (``__init__.py``).
 
 #: ``jupyter.headlessTimeoutSeconds`` when the configuration does not say.
 DEFAULT_TIMEOUT_S = 600.0
@@ -59,19 +53,12 @@ MAX_ROUNDS = 12
 
 def headless_thread_id() -> str:
     """The thread this kernel's headless turns share (made on first use)."""
-    host = kernel_host()
-    with host.lock:
-        if host.headless_thread is None:
-            host.headless_thread = f"headless-{uuid.uuid4().hex[:12]}"
-        return host.headless_thread
+    return kernel_host().own_thread("headless", digits=12)
 
 
 def new_headless_thread() -> str:
     """Starts a fresh headless thread for the turns from here on (``%gth --new``)."""
-    host = kernel_host()
-    with host.lock:
-        host.headless_thread = f"headless-{uuid.uuid4().hex[:12]}"
-        return host.headless_thread
+    return kernel_host().own_thread("headless", digits=12, fresh=True)
 
 
 # -- the turn ----------------------------------------------------------------------------------

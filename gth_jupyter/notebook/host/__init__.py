@@ -39,15 +39,11 @@ __all__ = [
     "reset_kernel_host",
 ]
 
-_LAZY = {
-    "CommTransport": "comm_transport",
-    "KernelHost": "_host",
-    "Session": "session",
-    "client_tool": "client_tools",
-    "in_kernel_access": "kernel_access",
-    "kernel_host": "_host",
-    "remove_client_tool": "client_tools",
-    "reset_kernel_host": "_host",
-}
-
-__getattr__ = lazy_names(__name__, _LAZY)
+__getattr__ = lazy_names(
+    __name__,
+    comm_transport=("CommTransport",),
+    _host=("KernelHost", "kernel_host", "reset_kernel_host"),
+    session=("Session",),
+    client_tools=("client_tool", "remove_client_tool"),
+    kernel_access=("in_kernel_access",),
+)

@@ -25,6 +25,7 @@ a new one (tests, or after editing the configuration).
 from __future__ import annotations
 
 import threading
+import uuid
 import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -89,10 +90,8 @@ class KernelHost:
         #: How many waits of the main thread for the agent are in progress (``run_python``
         #: refuses meanwhile instead of hanging: ``kernel_access.py``).
         self.main_waiting = 0
-        #: The thread of a kernel with no notebook identity, once made (``threads.py``).
-        self.kernel_thread: str | None = None
-        #: The thread this kernel's headless turns share, once made (``headless/run.py``).
-        self.headless_thread: str | None = None
+        #: The threads this kernel makes for itself, by kind, once made (:meth:`own_thread`).
+        self.own_threads: dict[str, str] = {}
         #: The last ``%gth`` turn the kernel started on each thread (``turns.py``).
         self.last_turns: dict[str, str] = {}
         #: The browser tools cells registered, by name, and the widgets offering them
@@ -142,6 +141,15 @@ class KernelHost:
         """The kernel's agents if something built them already, else ``None`` (nothing built)."""
         with self._agent_lock:
             return self._registry
+
+    def own_thread(self, kind: str, *, digits: int, fresh: bool = False) -> str:
+        """The kernel's own thread of ``kind``, made on first use or, ``fresh``, anew: a kernel
+        with no notebook identity has one (``kind="kernel"``: ``threads.py``), and so do its
+        headless turns (``"headless"``: ``headless/run.py``)."""
+        with self.lock:
+            if fresh or kind not in self.own_threads:
+                self.own_threads[kind] = f"{kind}-{uuid.uuid4().hex[:digits]}"
+            return self.own_threads[kind]
 
     def loop(self) -> LoopThread:
         """The loop thread the kernel's agent runs on (a busy cell does not stall a stream)."""

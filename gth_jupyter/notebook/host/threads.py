@@ -16,11 +16,7 @@ def notebook_thread_id() -> str:
     if path:
         return "nb-" + hashlib.sha1(path.encode()).hexdigest()[:16]
     # No notebook identity (a console, a script): one thread for this kernel's life.
-    host = kernel_host()
-    with host.lock:
-        if host.kernel_thread is None:
-            host.kernel_thread = f"kernel-{uuid.uuid4().hex[:16]}"
-        return host.kernel_thread
+    return kernel_host().own_thread("kernel", digits=16)
 
 
 def new_thread_id() -> str:

@@ -35,13 +35,11 @@ __all__ = [
     "make_filesystem_tools",
 ]
 
-_LAZY = {
-    "READ_TOOLS": "_read",
-    "WRITE_TOOLS": "_write",
-    "PathDenied": "nofollow",
-    "Workspace": "workspace",
-    "filesystem_tool_names": "tools",
-    "make_filesystem_tools": "tools",
-}
-
-__getattr__ = lazy_names(__name__, _LAZY)
+__getattr__ = lazy_names(
+    __name__,
+    _read=("READ_TOOLS",),
+    _write=("WRITE_TOOLS",),
+    nofollow=("PathDenied",),
+    workspace=("Workspace",),
+    tools=("filesystem_tool_names", "make_filesystem_tools"),
+)

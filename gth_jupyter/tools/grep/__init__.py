@@ -19,6 +19,4 @@ if TYPE_CHECKING:
 
 __all__ = ["GrepArgs", "make_grep_tool"]
 
-_LAZY = {"GrepArgs": "tool", "make_grep_tool": "tool"}
-
-__getattr__ = lazy_names(__name__, _LAZY)
+__getattr__ = lazy_names(__name__, tool=("GrepArgs", "make_grep_tool"))

@@ -19,11 +19,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Delivery", "McpServers", "OAuthCallbacks", "ServerState"]
 
-_LAZY = {
-    "Delivery": "oauth",
-    "McpServers": "servers",
-    "OAuthCallbacks": "oauth",
-    "ServerState": "servers",
-}
-
-__getattr__ = lazy_names(__name__, _LAZY)
+__getattr__ = lazy_names(
+    __name__, oauth=("Delivery", "OAuthCallbacks"), servers=("McpServers", "ServerState")
+)
