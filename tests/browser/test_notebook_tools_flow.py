@@ -173,7 +173,9 @@ def test_manual_asks_before_any_insert_and_a_rejection_changes_nothing(
     assert sources(notebook, "c-ask") == [before[0], before[1], KEPT, *before[2:]]
     expect(notebook.cells.nth(2).locator(".jp-InputPrompt")).to_have_text(re.compile(r"^\[ ?\]:?$"))
 
-    # The next insert is rejected: the notebook stays as it is and the model is told.
+    # The next insert is rejected: the notebook stays as it is and the model is told. (Sent
+    # once the first run has ended: Enter during a run sends nothing.)
+    expect(root).to_have_attribute("data-state", "idle", timeout=STEP_MS)
     after = sources(notebook, "c-ask")
     box = root.locator("textarea.gth-input")
     box.fill("one more")

@@ -39,6 +39,8 @@ AFTER_PHOTO = "I can see the fake camera's test pattern."
 NAME = "Ada Lovelace"
 SLOW_WORDS = [f"w{i}" for i in range(1, 201)]
 AFTER_STOP = "Still here after the stop."
+DRAFT_WORDS = [f"d{i}" for i in range(1, 41)]  # ~2 s: time to start typing
+AFTER_DRAFT = "Your whole thought arrived."
 RELOAD_ANSWERS = ["First answer, before the reload.", "Second answer, also before it."]
 #: What a notebook folder's own configuration would answer (the kernel's agent ignores it).
 COMM_ANSWER = "Hello over the comm, from the notebook folder's configuration."
@@ -113,6 +115,7 @@ SCRIPTS: dict[str, list[Any]] = {
         f"Nice to meet you, {NAME}!",
     ],
     "stop": [{"content": " ".join(SLOW_WORDS), "delayMs": 50}, AFTER_STOP],
+    "draft": [{"content": " ".join(DRAFT_WORDS), "delayMs": 50}, AFTER_DRAFT],
     "reload": RELOAD_ANSWERS,
 }
 
@@ -252,6 +255,52 @@ def test_stop_ends_the_run_and_the_thread_goes_on(
     assert len(records) == 2
     assert human_messages(records[1])[-1]["content"] == "are you there?"
     assert not root.locator(".gth-error").count()
+
+
+def copy_written(notebook: NotebookPage, cell: int, text: str) -> None:
+    """Wait until the cell's saved copy (its output's text/html, written through the notebook
+    extension when the turn ends) holds ``text``."""
+    notebook.page.wait_for_function(
+        """([cell, text]) => {
+            const read = globalThis.__gth_jupyter_notebook__?.current()?.read();
+            const outputs = read?.cells?.[cell]?.outputs ?? [];
+            return outputs.some((o) => String(o?.data?.["text/html"] ?? "").includes(text));
+        }""",
+        arg=[cell, text],
+        timeout=STEP_MS,
+    )
+
+
+def test_typing_as_the_turn_ends_keeps_the_draft_and_the_caret(
+    jupyter: JupyterServer, notebook: NotebookPage
+) -> None:
+    """The turn's end writes its copy into the cell's output, which makes the notebook draw the
+    widget again: the new view takes the old one over, and a person typing meanwhile keeps what
+    they typed, the focus and the caret."""
+    jupyter.use_script("draft")
+    open_chat(notebook, f"draft-{jupyter.app}", ["%load_ext gth_jupyter", "%gth talk a while"])
+    root = notebook.ready_widget()
+    expect(assistant(root).first).to_contain_text("d3", timeout=STEP_MS)
+    box = root.locator("textarea.gth-input")
+    box.click()
+    box.press_sequentially("half a tho")
+    root.evaluate("r => { r.parentElement.dataset.firstView = 'yes'; }")
+    expect(assistant(root).first).to_have_text(" ".join(DRAFT_WORDS), timeout=STEP_MS)
+    copy_written(notebook, 1, DRAFT_WORDS[-1])
+    # The notebook drew the widget again: the chat now sits in the new view's element.
+    notebook.page.wait_for_function(
+        "() => { const r = document.querySelector('.gth-root');"
+        " return r && r.isConnected && !r.parentElement.dataset.firstView; }",
+        timeout=STEP_MS,
+    )
+    expect(root).to_have_attribute("data-state", "idle", timeout=STEP_MS)
+    expect(box).to_be_focused()
+    notebook.page.keyboard.type("ught")  # where the focus is: no click first
+    expect(box).to_have_value("half a thought")
+    notebook.page.keyboard.press("Enter")
+    expect(root.locator(".gth-msg-user").last).to_have_text("half a thought", timeout=STEP_MS)
+    expect(assistant(root).last).to_have_text(AFTER_DRAFT, timeout=STEP_MS)
+    assert notebook.page.locator(".gth-root").count() == 1  # the view taken over, not a second
 
 
 def test_reload_rehydrates_the_transcript(jupyter: JupyterServer, notebook: NotebookPage) -> None:

@@ -11,9 +11,10 @@
 /**
  * @typedef {import("../comm.js").AnyModel} AnyModel
  * @typedef {{ el: HTMLElement, model: ReturnType<typeof rebindable>, ready: () => boolean,
- *   destroy: () => void, parked?: ReturnType<typeof setTimeout> }} Hosted
+ *   destroy: () => void, parked?: ReturnType<typeof setTimeout>, focus?: HTMLElement | null }} Hosted
  *   A view on this page: the element hosting it now, its model, whether it has loaded, how it
- *   ends, and the timer that ends it when it was let go and no new view took it over.
+ *   ends, the timer that ends it when it was let go and no new view took it over, and the
+ *   element of it that has the focus (kept across a detach, which drops the focus unsaid).
  */
 
 /** How long a view that was let go waits for the notebook to draw its widget again. */
@@ -76,6 +77,7 @@ export function takeOver(model, el, parkMs) {
   el.append(...previous.el.childNodes);
   previous.el = el;
   previous.model.moveTo(model);
+  refocus(previous, el);
   return release(previous, el, parkMs);
 }
 
@@ -101,6 +103,7 @@ export function host({ el, model, ready, end }, parkMs) {
     },
   };
   if (key) byOutput.set(key, (byOutput.get(key) ?? new Set()).add(entry));
+  followFocus(entry, el);
   return release(entry, el, parkMs);
 }
 
@@ -118,4 +121,41 @@ function release(entry, el, parkMs) {
       entry.destroy();
     }
   };
+}
+
+
+/**
+ * Keeps `entry.focus`: the element of the view the person is in (typing, say), until they
+ * move the focus elsewhere. @param {Hosted} entry @param {HTMLElement} el
+ */
+function followFocus(entry, el) {
+  el.addEventListener("focusin", (e) => {
+    if (entry.el === el) entry.focus = /** @type {HTMLElement} */ (e.target);
+  });
+  el.addEventListener("focusout", (e) => {
+    // Focus moved to another element (not a detach, which names none): the person left.
+    if (entry.el === el && e.relatedTarget) entry.focus = null;
+  });
+}
+
+/**
+ * A view moved into `el`: the moved nodes lost the focus, so the element the person was in gets
+ * it back, caret and all, unless they are elsewhere by now.
+ * @param {Hosted} entry @param {HTMLElement} el @param {number} [tries] waits left for `el` to be attached
+ */
+function refocus(entry, el, tries = 40) {
+  if (tries === 40) followFocus(entry, el);
+  const target = /** @type {any} */ (entry.focus);
+  const doc = el.ownerDocument ?? globalThis.document;
+  if (!target || entry.el !== el || !el.contains(target)) return;
+  // The notebook attaches the new element once its view is made: until then, wait for it.
+  if (!el.isConnected) {
+    if (tries > 0) setTimeout(() => refocus(entry, el, tries - 1), 25);
+    return;
+  }
+  const active = doc?.activeElement;
+  if (active && active !== doc.body && active !== target) return;
+  const range = typeof target.selectionStart === "number" ? [target.selectionStart, target.selectionEnd] : null;
+  target.focus({ preventScroll: true });
+  if (range) target.setSelectionRange?.(range[0], range[1]);
 }
