@@ -77,6 +77,7 @@ export function takeOver(model, el, parkMs) {
   el.append(...previous.el.childNodes);
   previous.el = el;
   previous.model.moveTo(model);
+  followFocus(previous, el);
   refocus(previous, el);
   return release(previous, el, parkMs);
 }
@@ -123,7 +124,6 @@ function release(entry, el, parkMs) {
   };
 }
 
-
 /**
  * Keeps `entry.focus`: the element of the view the person is in (typing, say), until they
  * move the focus elsewhere. @param {Hosted} entry @param {HTMLElement} el
@@ -144,7 +144,6 @@ function followFocus(entry, el) {
  * @param {Hosted} entry @param {HTMLElement} el @param {number} [tries] waits left for `el` to be attached
  */
 function refocus(entry, el, tries = 40) {
-  if (tries === 40) followFocus(entry, el);
   const target = /** @type {any} */ (entry.focus);
   const doc = el.ownerDocument ?? globalThis.document;
   if (!target || entry.el !== el || !el.contains(target)) return;
