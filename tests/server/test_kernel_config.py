@@ -46,7 +46,10 @@ def headless_turn(connection: dict[str, Any], prompt: str) -> str:
     """Runs ``%gth --headless prompt`` in the kernel; the text of the copy it kept."""
     client = BlockingKernelClient()
     client.load_connection_info(connection)
-    client.start_channels()
+    # No heartbeat (as tests/store/test_kernel_isolation.py): a kernel still starting on a
+    # loaded machine misses its first beats, and a client no KernelManager made would take it
+    # for dead; kernel_info is asked again until it answers.
+    client.start_channels(hb=False)
     try:
         client.wait_for_ready(timeout=60)
         iopub_of(client, client.execute("%load_ext gth_jupyter"))
