@@ -38,10 +38,11 @@ trap 'bash scripts/services.sh stop "$SERVICES"' EXIT
 eval "$(bash scripts/services.sh start "$SERVICES")"
 echo "PostgreSQL: ${GTH_TEST_DATABASE_URL:-not available}; Redis: ${GTH_TEST_REDIS_URL:-not available}"
 echo "== pytest"
-# On every core (-n auto; at most 8 workers, each with a Redis database of its own, see
-# tests/services.py): a browser module's tests in one worker so that its servers start once, the
-# first worker on the browser tests and the others on the rest (tests/conftest.py). `-n 0` runs
-# in this process alone.
-.venv/bin/pytest -n auto --maxprocesses 8 --dist loadscope --no-loadscope-reorder --durations 10 "$@"
+# Two workers per core (at most 8, each with a Redis database of its own, see tests/services.py):
+# half of them on the browser and Hub tests, which mostly wait on pages and kernels, the others on
+# the rest, which mostly compute (tests/conftest.py); a browser module's tests in one worker so
+# that its servers start once. `-n 0` runs in this process alone.
+WORKERS=$(( $(nproc) * 2 > 8 ? 8 : $(nproc) * 2 ))
+.venv/bin/pytest -n "$WORKERS" --dist loadscope --no-loadscope-reorder --durations 10 "$@"
 exit
 }

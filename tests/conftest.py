@@ -21,7 +21,7 @@ from gth_jupyter.agent.runtime import Runtime
 from gth_jupyter.agui.request import parse_request
 from gth_jupyter.agui.run import ThreadRun
 from gth_jupyter.models import FakeChatModel
-from tests.helpers import run_input
+from tests.helpers import browser_lanes, run_input
 
 # A real Jupyter server for tests/server (jp_serverapp, jp_fetch).
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
@@ -123,11 +123,11 @@ def _shares_a_server(unit: str) -> bool:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """``--dist loadscope`` (scripts/test.sh) by ``_unit_of``: the first worker takes the
-    browser and Hub units (mostly waiting on pages and streams), the others the rest (mostly
-    CPU), and each takes from the other queue when its own is empty, from its end: the browser
-    worker's modules share their servers in order (tests/browser/conftest.py), taken from the
-    front."""
+    """``--dist loadscope`` (scripts/test.sh) by ``_unit_of``: the first ``browser_lanes``
+    workers take the browser and Hub units, the others the rest (mostly CPU), and each takes
+    from the other queue when its own is empty, from its end: a browser worker's modules share
+    their servers (tests/browser/conftest.py), the modules that share one taken from the front
+    first."""
     if config.getvalue("dist") != "loadscope":
         return None
     from xdist.scheduler import LoadScopeScheduling
@@ -137,7 +137,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             return _unit_of(nodeid)
 
         def _assign_work_unit(self, node: Any) -> None:
-            wants_browser = node.gateway.id == "gw0"
+            wants_browser = int(node.gateway.id.removeprefix("gw")) < browser_lanes(self.numnodes)
             preferred = (u for u in self.workqueue if _shares_a_server(u) == wants_browser)
             unit = next(preferred, None)
             if unit is None and self.workqueue:

@@ -31,3 +31,10 @@ def run_input(
     payload = {"threadId": thread_id, "runId": run_id, "protocolVersion": "1.0"}
     payload = {**payload, "messages": messages, **extra}
     return {k: v for k, v in payload.items() if v is not None}
+
+
+def browser_lanes(workers: int) -> int:
+    """How many pytest-xdist workers take the browser and Hub units: half of them (at least
+    one). Those units mostly wait on pages, kernels and streams, so scripts/test.sh runs two
+    workers per core and the waits of two browser workers overlap the CPU work of the others."""
+    return max(1, workers // 2)

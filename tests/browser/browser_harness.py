@@ -42,7 +42,7 @@ import nbformat
 import psutil
 from playwright.sync_api import Locator, Page, expect
 
-from tests.helpers import free_port
+from tests.helpers import browser_lanes, free_port
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts" / "browser"
@@ -485,6 +485,7 @@ class ServerPool:
                 self.users.setdefault(spec.signature(), []).append((module.__name__, name))
         self.servers: dict[tuple[str, str], JupyterServer] = {}
         self.made = 0
+        self.lanes = browser_lanes(int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
         # Where a server's log stood when a module started it early: (app, signature) ->
         # (module, offset), so that the module's log holds the start.
         self.marks: dict[tuple[str, str], tuple[str, int]] = {}
@@ -532,8 +533,9 @@ class ServerPool:
         if app == "lab" and "notebook" in apps:
             # Notebook 7 is next: its servers start while these tests wait on their pages.
             self._start_soon(module.__name__, "notebook")
-        elif module.__name__ in self.order[:-1]:
-            # This module's last app: the next module's JupyterLab servers start now.
+        elif module.__name__ in self.order[:-1] and self.lanes == 1:
+            # This module's last app: the next module's JupyterLab servers start now (with one
+            # browser worker; with more, which module this worker takes next is not known).
             self._start_soon(self.order[self.order.index(module.__name__) + 1], "lab")
         try:
             yield servers
