@@ -19,17 +19,25 @@ TXT
 
 bash scripts/setup.sh --test --browser
 
-echo "== ruff"
-.venv/bin/ruff check gth_jupyter tests bench
-.venv/bin/ruff format --check gth_jupyter tests bench
-echo "== mypy"
-.venv/bin/mypy
-# The widget's JavaScript: its JSDoc types checked by TypeScript (strict), and ESLint.
-echo "== tsc"
-(cd js && npm run --silent typecheck)
-(cd labextension && npm run --silent typecheck)
-echo "== eslint"
-(cd js && npm run --silent lint)
+# The static checks run beside pytest (they need one core for about 25 s, while pytest's first
+# minute is mostly its workers starting); their output is printed after pytest's, and either
+# failing fails the run.
+CHECKS=$(mktemp)
+(
+  set -e
+  echo "== ruff"
+  .venv/bin/ruff check gth_jupyter tests bench
+  .venv/bin/ruff format --check gth_jupyter tests bench
+  echo "== mypy"
+  .venv/bin/mypy
+  # The widget's JavaScript: its JSDoc types checked by TypeScript (strict), and ESLint.
+  echo "== tsc"
+  (cd js && npm run --silent typecheck)
+  (cd labextension && npm run --silent typecheck)
+  echo "== eslint"
+  (cd js && npm run --silent lint)
+) >"$CHECKS" 2>&1 &
+CHECKS_PID=$!
 echo "== services"
 # A real PostgreSQL and Redis on loopback, in a temporary directory, for the store and journal
 # tests; stopped (and the directory removed) however the run ends.
@@ -43,6 +51,16 @@ echo "== pytest"
 # the rest, which mostly compute (tests/conftest.py); a browser module's tests in one worker so
 # that its servers start once. `-n 0` runs in this process alone.
 WORKERS=$(( $(nproc) * 2 > 8 ? 8 : $(nproc) * 2 ))
-.venv/bin/pytest -n "$WORKERS" --dist loadscope --no-loadscope-reorder --durations 10 "$@"
-exit
+status=0
+.venv/bin/pytest -n "$WORKERS" --dist loadscope --no-loadscope-reorder --durations 10 "$@" \
+  || status=$?
+checks=0
+wait "$CHECKS_PID" || checks=$?
+cat "$CHECKS"
+rm -f "$CHECKS"
+if [ "$checks" -ne 0 ]; then
+  echo "== the static checks failed (above)"
+  [ "$status" -ne 0 ] || status=$checks
+fi
+exit "$status"
 }

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command, Interrupt
@@ -200,7 +200,9 @@ class Runtime:
         before = plan.before or await self.thread_state(plan.thread_id)
         state = sent if sent is not None else (dict(before.state) if before.state else None)
         context = RunContext(list(plan.context), list(plan.queued), answering, plan.kernel)
-        translator = StreamTranslator(state, before.messages)
+        translator = StreamTranslator(
+            state, before.messages, call_order(before.messages, answering)
+        )
         for item in translator.state_items():
             yield item
         feed, token = translator.feed, translator.token
@@ -213,11 +215,26 @@ class Runtime:
                     continue
                 for item in feed(mode, data):
                     yield item
+        for item in translator.release_held():
+            yield item
         for item in translator.close_message():
             yield item
         for item in translator.state_items():
             yield item
         yield RunEnd([pending_of(i) for i in translator.interrupts])
+
+
+def call_order(messages: Sequence[BaseMessage], ids: frozenset[str]) -> list[str]:
+    """``ids`` in the order the thread's assistant messages made those calls."""
+    if not ids:
+        return []
+    found = (
+        call.get("id")
+        for message in messages
+        if isinstance(message, AIMessage)
+        for call in message.tool_calls
+    )
+    return [call_id for call_id in found if call_id is not None and call_id in ids]
 
 
 def _abandoned(pending: PendingInterrupt) -> ToolMessage:

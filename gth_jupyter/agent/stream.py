@@ -49,7 +49,10 @@ class StreamTranslator:
     """Stateful translation of one run's stream; one instance per run."""
 
     def __init__(
-        self, state: dict[str, Any] | None = None, history: Sequence[BaseMessage] = ()
+        self,
+        state: dict[str, Any] | None = None,
+        history: Sequence[BaseMessage] = (),
+        answering: Sequence[str] = (),
     ) -> None:
         self.interrupts: list[Interrupt] = []
         self._message_id: str | None = None
@@ -63,6 +66,10 @@ class StreamTranslator:
         self.state_used = state is not None
         self._history = history
         self._surfaces: SurfaceTracker | None = None
+        # The calls this run resumes, in their message's order: their results finish in
+        # whatever order their tasks end, and go out in this one (the thread's), see ``_held``.
+        self._answer_order = list(answering)
+        self._held: dict[str, ToolMessage] = {}
 
     def state_items(self) -> Iterator[StreamItem]:
         """A ``StateSnapshot`` of the current state, when this run uses state."""
@@ -98,7 +105,11 @@ class StreamTranslator:
                 yield from self._on_ai_chunk(message)
             elif isinstance(message, ToolMessage):
                 yield from self.close_message()
-                yield from self._on_tool_message(message)
+                if message.tool_call_id in self._answer_order:
+                    self._held[message.tool_call_id] = message
+                    yield from self._release(final=False)
+                else:
+                    yield from self._on_tool_message(message)
         elif mode == "updates":
             if isinstance(data, dict):
                 found = data.get("__interrupt__")
@@ -186,6 +197,20 @@ class StreamTranslator:
             self._open_calls.clear()
         self._message_id = None
         self._chunk_id = None
+
+    def release_held(self) -> Iterator[StreamItem]:
+        """The results of resumed calls still held back (one of them never came), in order."""
+        yield from self._release(final=True)
+
+    def _release(self, *, final: bool) -> Iterator[StreamItem]:
+        """Resumed calls' results, in their calls' order, as far as they have come (all of
+        them when ``final``): two client tools answered at once end in either order, and a
+        client builds its messages in the order the results arrive."""
+        order, held = self._answer_order, self._held
+        while order and (order[0] in held or final):
+            message = held.pop(order.pop(0), None)
+            if message is not None:
+                yield from self._on_tool_message(message)
 
     def _on_update(self, update: Any) -> Iterator[StreamItem]:
         """State changes in one node's update (a dict, or a list of them from parallel tools)."""

@@ -101,12 +101,17 @@ async def test_claim_refuses_a_second_run_on_the_same_thread(make_runtime) -> No
 async def test_cancelled_run_leaves_the_thread_usable(make_runtime) -> None:
     runtime = make_runtime([{"content": "word " * 200, "delayMs": 5}, "Second answer."])
 
+    streaming = asyncio.Event()
+
     async def consume() -> None:
-        async for _ in runtime.stream(RunPlan("t", [HumanMessage("long", id="u1")])):
-            pass
+        async for item in runtime.stream(RunPlan("t", [HumanMessage("long", id="u1")])):
+            if isinstance(item, TextEvent):
+                streaming.set()
 
     task = asyncio.create_task(consume())
-    await asyncio.sleep(0.2)
+    # Cancelled mid-answer: once the model has begun (on a loaded machine a fixed wait could
+    # cancel the run before its model call, leaving the first answer in the script).
+    await asyncio.wait_for(streaming.wait(), 30)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -232,3 +232,53 @@ def test_the_token_fast_path_yields_what_feed_would_for_every_kind_of_chunk() ->
     assert [type(i) for i in fast] == [type(i) for i in slow]
     assert taken == 4  # lo, again, x, m2 again: the next text of the message still open
     assert TextEvent(delta="lo") in fast
+
+
+def _results(items: list[object]) -> list[str]:
+    return [i.id for i in items if isinstance(i, ToolResultEvent)]
+
+
+def test_resumed_calls_results_go_out_in_their_calls_order_whichever_ends_first() -> None:
+    """Two client tools answered at once finish in either order (their tasks run together); a
+    client builds its messages in the order results arrive, so they go out in the calls'."""
+    t = StreamTranslator(answering=["call_a", "call_b"])
+    late_first = feed_all(
+        t,
+        [
+            (
+                "messages",
+                (ToolMessage("B", tool_call_id="call_b", id="rb"), {"langgraph_node": "tools"}),
+            )
+        ],
+    )
+    assert _results(late_first) == []  # held until call_a's result
+    out = feed_all(
+        t,
+        [
+            (
+                "messages",
+                (ToolMessage("A", tool_call_id="call_a", id="ra"), {"langgraph_node": "tools"}),
+            )
+        ],
+    )
+    assert _results(out) == ["call_a", "call_b"]
+    assert [i.message_id for i in out if isinstance(i, ToolResultMessage)] == ["ra", "rb"]
+    # Any other call's result is not held.
+    other = feed_all(
+        t,
+        [
+            (
+                "messages",
+                (ToolMessage("C", tool_call_id="call_c", id="rc"), {"langgraph_node": "tools"}),
+            )
+        ],
+    )
+    assert _results(other) == ["call_c"]
+
+
+def test_a_resumed_result_held_for_one_that_never_comes_goes_out_at_the_end() -> None:
+    t = StreamTranslator(answering=["call_a", "call_b"])
+    held = feed_all(t, [("messages", (ToolMessage("B", tool_call_id="call_b"), {}))])
+    assert _results(held) == []
+    assert _results(list(t.release_held())) == ["call_b"]
+    assert list(t.release_held()) == []
