@@ -46,11 +46,11 @@ trap 'bash scripts/services.sh stop "$SERVICES"' EXIT
 eval "$(bash scripts/services.sh start "$SERVICES")"
 echo "PostgreSQL: ${GTH_TEST_DATABASE_URL:-not available}; Redis: ${GTH_TEST_REDIS_URL:-not available}"
 echo "== pytest"
-# Two workers per core (at most 8, each with a Redis database of its own, see tests/services.py):
-# half of them on the browser and Hub tests, which mostly wait on pages and kernels, the others on
-# the rest, which mostly compute (tests/conftest.py); a browser module's tests in one worker so
-# that its servers start once. `-n 0` runs in this process alone.
-WORKERS=$(( $(nproc) * 2 > 8 ? 8 : $(nproc) * 2 ))
+# A worker more than there are cores (at most 8, each with a Redis database of its own, see
+# tests/services.py): half of them on the browser and Hub tests, which mostly wait on pages and
+# kernels, the others on the rest, which mostly compute (tests/conftest.py); a browser module's
+# tests in one worker so that its servers start once. `-n 0` runs in this process alone.
+WORKERS=$(( $(nproc) + 1 > 8 ? 8 : $(nproc) + 1 ))
 status=0
 .venv/bin/pytest -n "$WORKERS" --dist loadscope --no-loadscope-reorder --durations 10 "$@" \
   || status=$?
