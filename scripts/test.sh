@@ -11,9 +11,9 @@ cat <<'TXT'
 Installs what is missing first: .venv/ with the package and its test extras (uv), the widget's
 npm packages and build, and with apt: ripgrep, chromium (browser tests), PostgreSQL and Redis
 (started on loopback for this run, stopped at the end). Then ruff, mypy, tsc, eslint and pytest.
-A first run on a fresh machine takes about 5 minutes to install; the tests about 14 minutes on
-2 cores, in one pytest worker per core (pytest-xdist: a dot per test as it ends, the slowest ten
-listed at the end; single tests can take a minute). Arguments go to pytest: tests/agui -k resume
+A first run on a fresh machine takes a few minutes to install; the tests about 11 minutes on
+2 cores, in a pytest worker more than there are cores (pytest-xdist: a dot per test as it ends,
+the slowest ten listed at the end; single tests can take a minute), the static checks beside them. Arguments go to pytest: tests/agui -k resume
 runs some; -n 0 runs in one process (for --pdb).
 TXT
 
