@@ -35,7 +35,7 @@ def run_input(
 
 def browser_lanes(workers: int) -> int:
     """How many pytest-xdist workers take the browser and Hub units: half of them, rounded up
-    (one of two, two of three). Those units mostly wait on pages, kernels and streams, so
-    scripts/test.sh runs a worker more than there are cores and the waits of the browser
-    workers overlap the CPU work of the others."""
+    (one of two, two of three). Those units mostly wait on pages, kernels and streams: with a
+    worker more than there are cores (scripts/test.sh's GTH_TEST_WORKERS), the waits of the
+    browser workers overlap the CPU work of the others."""
     return max(1, (workers + 1) // 2)
