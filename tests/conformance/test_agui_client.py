@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.zygote import zygote
+
 ROOT = Path(__file__).resolve().parents[2]
 JS_DIR = ROOT / "js"
 SUITE_DIR = JS_DIR / "test" / "conformance"
@@ -36,27 +38,6 @@ def _text(output: str | bytes | None) -> str:
     return output.decode(errors="replace") if isinstance(output, bytes) else output
 
 
-#: ``gth-jupyter`` for the suite, keeping threads in PostgreSQL: ``--memory`` (which the suite's
-#: harness passes) becomes ``--checkpointer postgres``, on a fresh database per server (servers
-#: of the suite reuse thread ids), made from the admin URL unless this is the server's re-exec.
-POSTGRES_BIN = """#!{python}
-import os, sys, uuid
-import psycopg
-from gth_jupyter.server.cli import main
-
-if "GTH_JUPYTER_DATABASE_URL" not in os.environ:
-    admin = os.environ["GTH_CONFORMANCE_ADMIN_URL"]
-    name = "gth_conformance_" + uuid.uuid4().hex[:12]
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute('CREATE DATABASE "%s"' % name)
-    os.environ["GTH_JUPYTER_DATABASE_URL"] = admin.rpartition("/")[0] + "/" + name
-args = [a for a in sys.argv[1:] if a != "--memory"]
-if args[:1] == ["serve"]:
-    args += ["--checkpointer", "postgres", "--run-lease-seconds", "5"]
-sys.exit(main(args))
-"""
-
-
 def _drop_conformance_databases(admin: str) -> None:
     import psycopg
 
@@ -68,19 +49,25 @@ def _drop_conformance_databases(admin: str) -> None:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+@pytest.fixture(scope="module")
+def launchers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
+    """``gth-jupyter`` executables forked from a zygote that has imported the server once (a
+    start is then milliseconds, not 1.5 s of CPU; see tests/zygote.py), one per mode."""
+    with zygote(tmp_path_factory.mktemp("zygote")) as found:
+        yield found
+
+
 @pytest.fixture(params=["memory", "postgres"])
-def server_bin(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
-    """The executable the suite starts: this interpreter's, or it on the postgres store."""
+def server_bin(request: pytest.FixtureRequest, launchers: dict[str, Path]) -> Iterator[Path]:
+    """The executable the suite starts: the server on threads in memory, or in PostgreSQL (a
+    fresh database per server, made from the admin URL, see ``tests.zygote.postgres``)."""
     if request.param == "memory":
-        yield _server_bin()
+        yield launchers["plain"]
         return
     admin: str = request.getfixturevalue("pg_admin_url")
-    wrapper = tmp_path / "gth-jupyter-postgres"
-    wrapper.write_text(POSTGRES_BIN.format(python=sys.executable))
-    wrapper.chmod(0o755)
     os.environ["GTH_CONFORMANCE_ADMIN_URL"] = admin
     try:
-        yield wrapper
+        yield launchers["postgres"]
     finally:
         del os.environ["GTH_CONFORMANCE_ADMIN_URL"]
         _drop_conformance_databases(admin)
