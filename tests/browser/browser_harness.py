@@ -32,7 +32,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -225,6 +225,11 @@ class JupyterServer:
         (folder / "notification.jupyterlab-settings").write_text(
             json.dumps({"fetchNews": "false", "checkForUpdates": False})
         )
+        # No autosave: a test reads the file only after a save it awaited (save_now), and a
+        # read while the page saves on its own could meet the atomic write half-way.
+        folder = self.home / "settings" / "@jupyterlab" / "docmanager-extension"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "plugin.jupyterlab-settings").write_text(json.dumps({"autosave": False}))
 
     def start(self, from_key: str | None = None) -> None:
         """Starts the server with the script from ``from_key`` (as the script names it; by
@@ -662,32 +667,45 @@ class NotebookPage:
             time.sleep(0.2)
         self.mark("ran all")
 
-    def save(self, timeout_s: float = 30) -> None:
-        """Save as the page does, then read the file once the save has finished, until it holds
-        the chat's widget output (a reload restores the widget only from the saved notebook).
+    def save_now(self) -> dict[str, Any]:
+        """Saves as the page does and, once that save has finished, reads the file's contents.
 
-        Never read the file while a save is in flight: jupyter_server writes it atomically, and a
-        read in the middle went through its recovery of the temporary file and lost the notebook
-        (every later save and read was 404)."""
+        Never read the file while a save is in flight: jupyter_server writes it atomically, and
+        a read in the middle went through its recovery of the temporary file and lost the
+        notebook (every later save and read was 404). Pressing Ctrl+S and polling the file races
+        exactly so; the page's own save, awaited, does not (autosave is off on these servers)."""
         assert self.rel_path, "open() a notebook first"
+        # The notebook extension's bridge: the active notebook's own save, awaited.
+        self.page.evaluate(
+            "async () => { const nb = globalThis.__gth_jupyter_notebook__?.current();"
+            " if (!nb) throw new Error('no notebook is active'); await nb.save(); }"
+        )
+        model = self.server.api("GET", f"api/contents/{self.rel_path}?content=1")
+        return dict(model["content"])
+
+    def save_until(
+        self, done: Callable[[dict[str, Any]], bool], timeout_s: float = 30, what: str = ""
+    ) -> dict[str, Any]:
+        """Saves (each save awaited, then the file read) until its contents pass ``done``: what
+        the kernel or the page writes into the notebook may reach its model after a save."""
         deadline = time.monotonic() + timeout_s
         while True:
-            # The notebook extension's bridge: the active notebook's own save, awaited.
-            self.page.evaluate(
-                "async () => { const nb = globalThis.__gth_jupyter_notebook__?.current();"
-                " if (!nb) throw new Error('no notebook is active'); await nb.save(); }"
-            )
-            model = self.server.api("GET", f"api/contents/{self.rel_path}?content=1")
-            outputs = [o for c in model["content"]["cells"] for o in c.get("outputs", [])]
-            if any(WIDGET_VIEW in o.get("data", {}) for o in outputs):
-                break
+            content = self.save_now()
+            if done(content):
+                return content
             if time.monotonic() > deadline:
-                raise AssertionError(f"{self.rel_path} was not saved with the widget output")
-            # The output is not in the notebook's model yet: wait for it there, not on disk.
-            self.page.wait_for_function(
-                "() => document.querySelector('.jp-OutputArea-output .gth-root')",
-                timeout=max(1000, int((deadline - time.monotonic()) * 1000)),
-            )
+                raise AssertionError(f"{self.rel_path} was not saved {what or 'as expected'}")
+            time.sleep(0.5)
+
+    def save(self, timeout_s: float = 30) -> None:
+        """Saves until the file holds the chat's widget output (a reload restores the widget
+        only from the saved notebook)."""
+
+        def has_widget(content: dict[str, Any]) -> bool:
+            outputs = [o for c in content["cells"] for o in c.get("outputs", [])]
+            return any(WIDGET_VIEW in o.get("data", {}) for o in outputs)
+
+        self.save_until(has_widget, timeout_s, "with the widget output")
         self.mark("saved")
 
     def widget(self, index: int = -1) -> Locator:

@@ -5,7 +5,6 @@ Chromium, a real kernel; no model is called."""
 from __future__ import annotations
 
 import re
-import time
 import urllib.error
 from collections.abc import Callable
 from typing import Any
@@ -65,19 +64,9 @@ def saved(jupyter: JupyterServer, rel: str) -> dict[str, Any]:
 def save_until(
     nb: NotebookPage, rel: str, done: Callable[[dict[str, Any]], bool], timeout_s: float = 30
 ) -> dict[str, Any]:
-    """Ctrl+S as a person does (again if a press is lost), until the file on disk passes."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        nb.cells.first.locator(".jp-InputPrompt").click()
-        nb.page.keyboard.press("Control+s")
-        again = time.monotonic() + 5
-        while time.monotonic() < again:
-            content = saved(nb.server, rel)
-            if done(content):
-                return content
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{rel} was not saved as expected: {content}")
-            time.sleep(0.2)
+    """Saves (the page's own save, awaited) until the file on disk passes ``done``."""
+    assert nb.rel_path == rel, (nb.rel_path, rel)
+    return nb.save_until(done, timeout_s)
 
 
 def test_read_sees_an_unsaved_edit(jupyter: JupyterServer, notebook: NotebookPage) -> None:

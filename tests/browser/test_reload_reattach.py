@@ -35,12 +35,12 @@ pytestmark = [
 
 PROMPT = "tell me a long story"
 # 300 tokens in six paragraphs, each word unique, so a paragraph shown twice (or a word lost)
-# shows in the word list; at 100 ms a token the answer takes some 30 s, long enough to reload
-# the page in the middle of it.
+# shows in the word list; at 60 ms a token the answer takes some 18 s, long enough to save and
+# reload the page in the middle of it on a loaded machine (a reload takes 3 to 8 s).
 PARAGRAPHS = [" ".join(f"p{p}w{w}" for w in range(1, 51)) for p in range(1, 7)]
 ANSWER = "\n\n".join(PARAGRAPHS)
 WORDS = ANSWER.split()
-TOKEN_DELAY_MS = 100
+TOKEN_DELAY_MS = 60
 # Before the long answer, the same run says a line and draws an A2UI surface (a server tool):
 # by the reload they are in the thread's checkpoint, so the history shows them, and the run's
 # events replayed from its start must not show them again.

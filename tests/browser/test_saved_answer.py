@@ -18,8 +18,6 @@ import base64
 import re
 import subprocess
 import sys
-import time
-import urllib.error
 from typing import Any
 
 import pytest
@@ -122,25 +120,11 @@ Object.defineProperty(globalThis, "__gth_jupyter_notebook__", {
 
 
 def saved_cells(notebook: NotebookPage, until: Any, timeout_s: float = 60) -> list[Any]:
-    """Saves (Ctrl+S, again every few seconds) until the file's cells satisfy ``until``: the
-    kernel's display update comes after the run's end, so an early save holds the waiting copy."""
-    deadline = time.monotonic() + timeout_s
-    again = 0.0
-    while True:
-        if time.monotonic() > again:
-            notebook.cells.first.locator(".jp-InputPrompt").click()
-            notebook.page.keyboard.press("Control+s")
-            again = time.monotonic() + 3
-        try:
-            model = notebook.server.api("GET", f"api/contents/{notebook.rel_path}?content=1")
-        except urllib.error.HTTPError:  # read while Jupyter was writing it
-            model = {"content": {"cells": []}}
-        cells = model["content"]["cells"]
-        if cells and until(cells):
-            return list(cells)
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the saved notebook never held the answer: {cells}")
-        time.sleep(0.2)
+    """Saves (each save awaited, then the file read) until the file's cells satisfy ``until``:
+    the kernel's display update comes after the run's end, so an early save holds the waiting
+    copy."""
+    content = notebook.save_until(lambda c: bool(c["cells"]) and until(c["cells"]), timeout_s)
+    return list(content["cells"])
 
 
 def answered(word: str, index: int = 1) -> Any:
