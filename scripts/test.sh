@@ -50,8 +50,9 @@ echo "== pytest"
 # half of them, rounded up, on the browser and Hub tests, which mostly wait on pages and kernels,
 # the others on the rest, which mostly compute (tests/conftest.py); a browser module's tests in one
 # worker so that its servers start once. A worker more than there are cores (GTH_TEST_WORKERS=3 on
-# two) takes about 11 minutes instead of 14, but two headless-timeout tests in
-# tests/notebook/test_headless.py still fail now and then at that load. `-n 0` runs in this
+# two) takes about 12 minutes instead of 14.5 (measured the same day), but
+# tests/notebook/test_headless.py's test_a_turn_that_outlasts_its_timeout... still fails now and
+# then at that load (its cell's error never reaches iopub; unexplained). `-n 0` runs in this
 # process alone.
 WORKERS=${GTH_TEST_WORKERS:-$(( $(nproc) > 8 ? 8 : $(nproc) ))}
 status=0

@@ -83,8 +83,11 @@ def children() -> set[int]:
     """The ids of this process's live child processes (Linux ``/proc``)."""
     found: set[int] = set()
     for task in Path(f"/proc/{os.getpid()}/task").iterdir():
-        with open(task / "children") as f:
-            found |= {int(pid) for pid in f.read().split()}
+        try:
+            with open(task / "children") as f:
+                found |= {int(pid) for pid in f.read().split()}
+        except FileNotFoundError:  # the thread ended since the listing: it has no children
+            continue
     return found
 
 
