@@ -7,6 +7,12 @@ in flight; ``claim`` refuses a second one at once rather than queueing it: first
 runs of this process (a set shared by the runtimes of one store), then against every process
 sharing the store, through the store's run leases
 (:class:`~gth_jupyter.store.RunLeases`).
+
+Branches: every checkpoint a run writes carries its run id (``RUN_META_KEY``), and the store's
+thread index records each run with the run it started from. A run may start from where an
+earlier run ended (``RunPlan.branch_from``, found by :meth:`Runtime.branch_point`) instead of
+from the thread's latest checkpoint: LangGraph forks there, the fork's checkpoints become the
+thread's latest (its current branch), and the earlier branch stays in the checkpoints.
 """
 
 from __future__ import annotations
@@ -23,9 +29,9 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command, Interrupt
 
-from ..contract.errors import RunBusyError
+from ..contract.errors import ParentRunNotFoundError, RunBusyError
 from ..contract.events import ToolResultEvent
-from ..contract.names import OWNER_KEY
+from ..contract.names import OWNER_KEY, RUN_META_KEY
 from ..contract.pending import PendingInterrupt
 from ..contract.run import (
     ClientToolSpec,
@@ -37,8 +43,8 @@ from ..contract.run import (
     ToolResultMessage,
 )
 from ..contract.shared_state import REPLACE_STATE, STATE_KEY
-from ..store.base import RunLease, RunLeases, ThreadIndex
-from ..store.local import LocalLeases, MemoryThreads
+from ..store.base import RunLease, RunLeases, RunRecord, ThreadIndex
+from ..store.local import LocalLeases, MemoryThreads, utc_now
 from .graph import AgentGraph, GraphCache, ToolLike, tool_like_name
 from .stream import StreamTranslator
 
@@ -141,19 +147,26 @@ class Runtime:
             return self._busy[thread_id]
         return await self._leases.holder(thread_id)
 
-    def _config(self, thread_id: str, owner: str = "") -> RunnableConfig:
+    def _config(
+        self, thread_id: str, owner: str = "", checkpoint_id: str | None = None
+    ) -> RunnableConfig:
         configurable: dict[str, Any] = {"thread_id": thread_id}
         if owner:
             configurable[OWNER_KEY] = owner
+        if checkpoint_id:
+            configurable["checkpoint_id"] = checkpoint_id
         return {"configurable": configurable, "recursion_limit": self.recursion_limit}
 
     async def has_thread(self, thread_id: str) -> bool:
         """Whether the checkpointer holds anything of ``thread_id``."""
         return await self.checkpointer.aget_tuple(self._config(thread_id)) is not None
 
-    async def thread_state(self, thread_id: str) -> ThreadState:
-        snapshot = await self.graph().aget_state(self._config(thread_id))
+    async def thread_state(self, thread_id: str, checkpoint_id: str | None = None) -> ThreadState:
+        """The thread at its latest checkpoint (its current branch), or at ``checkpoint_id``."""
+        snapshot = await self.graph().aget_state(self._config(thread_id, "", checkpoint_id))
         values = snapshot.values if isinstance(snapshot.values, dict) else {}
+        metadata = snapshot.metadata or {}
+        configurable = (snapshot.config or {}).get("configurable", {})
         messages = list(values.get("messages", []))
         pending = [pending_of(i) for i in snapshot.interrupts]
         shared = values.get(STATE_KEY)
@@ -162,15 +175,62 @@ class Runtime:
             pending,
             can_continue=bool(snapshot.next) and not pending,
             state=dict(shared) if isinstance(shared, dict) else {},
+            run_id=str(metadata.get(RUN_META_KEY) or ""),
+            checkpoint_id=str(configurable.get("checkpoint_id") or ""),
         )
+
+    async def run_end(self, thread_id: str, run_id: str) -> str | None:
+        """The checkpoint run ``run_id`` ended on (the last it wrote), or ``None``."""
+        config = self._config(thread_id)
+        async for item in self.checkpointer.alist(config, filter={RUN_META_KEY: run_id}, limit=1):
+            return str(item.config["configurable"]["checkpoint_id"])
+        return None
+
+    async def thread_start(self, thread_id: str) -> str | None:
+        """The thread's first checkpoint (its first run's input, before any message), which a
+        branch from the thread's start continues from; ``None`` for a thread with none."""
+        first: str | None = None
+        runs = await self.threads.runs(thread_id)
+        roots = [r.run_id for r in runs if not r.parent_run_id]
+        config = self._config(thread_id)
+        if roots:  # the first run's input checkpoint: one row, not the whole thread
+            found = self.checkpointer.alist(config, filter={RUN_META_KEY: roots[0], "step": -1})
+            async for item in found:
+                first = str(item.config["configurable"]["checkpoint_id"])
+        if first is None:  # a thread from before runs were recorded
+            async for item in self.checkpointer.alist(config):
+                first = str(item.config["configurable"]["checkpoint_id"])
+        return first
+
+    async def branch_point(self, thread_id: str, parent_run_id: str) -> str:
+        """The checkpoint a run with ``parentRunId`` continues from: where that run ended, or,
+        for the thread's own id, the thread's start; :class:`ParentRunNotFoundError` for a run
+        this thread has not (or one that ended before it wrote anything)."""
+        found = await self.run_end(thread_id, parent_run_id)
+        if found is None and parent_run_id == thread_id:
+            found = await self.thread_start(thread_id)
+        if found is None:
+            raise ParentRunNotFoundError(thread_id, parent_run_id)
+        return found
+
+    async def runs(self, thread_id: str) -> list[RunRecord]:
+        """The runs recorded on the thread, oldest first."""
+        return list(await self.threads.runs(thread_id))
 
     async def stream(self, plan: RunPlan) -> AsyncGenerator[StreamItem | RunEnd, None]:
         """Runs the plan; yields stream items, then exactly one ``RunEnd`` unless it raises."""
         graph = self.graph(plan.client_tools)
-        config = self._config(plan.thread_id, plan.owner)
+        config = self._config(plan.thread_id, plan.owner, plan.branch_from)
+        if plan.run_id:
+            config["metadata"] = {RUN_META_KEY: plan.run_id}
+            record = RunRecord(
+                plan.run_id, plan.parent_run_id, plan.turn_id, plan.cell_id, utc_now()
+            )
+            await self.threads.add_run(plan.thread_id, record)
         if plan.abandon:
             closing = [_abandoned(p) for p in plan.abandon]
-            await graph.aupdate_state(config, {"messages": closing}, as_node="tools")
+            updated = await graph.aupdate_state(config, {"messages": closing}, as_node="tools")
+            _follow(config, updated)
             # The client still holds those calls open: tell it how they ended.
             for message in closing:
                 yield ToolResultMessage(message.id or "", message.tool_call_id)
@@ -190,14 +250,14 @@ class Runtime:
         elif plan.continue_run:
             graph_input = None
             if update:
-                await graph.aupdate_state(config, update)
+                _follow(config, await graph.aupdate_state(config, update))
         else:
             yield RunEnd([])
             return
         # The thread before the run (as the host read it to plan, else read now): its state
         # (the start snapshot, and what state deltas are computed against) and its messages
         # (surfaces shown by earlier runs).
-        before = plan.before or await self.thread_state(plan.thread_id)
+        before = plan.before or await self.thread_state(plan.thread_id, plan.branch_from)
         state = sent if sent is not None else (dict(before.state) if before.state else None)
         context = RunContext(list(plan.context), list(plan.queued), answering, plan.kernel)
         translator = StreamTranslator(
@@ -222,6 +282,15 @@ class Runtime:
         for item in translator.state_items():
             yield item
         yield RunEnd([pending_of(i) for i in translator.interrupts])
+
+
+def _follow(config: RunnableConfig, updated: RunnableConfig) -> None:
+    """A branch goes on from the checkpoint an update just wrote on it, not from its start."""
+    configurable = config.get("configurable", {})
+    if "checkpoint_id" in configurable:
+        written = updated.get("configurable", {}).get("checkpoint_id")
+        if written:
+            configurable["checkpoint_id"] = written
 
 
 def call_order(messages: Sequence[BaseMessage], ids: frozenset[str]) -> list[str]:

@@ -21,12 +21,14 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from ..agent.runtime import Runtime
+from ..contract.errors import ThreadRunNotFoundError
 from ..contract.messages import public_message_id, tool_content_text
 from ..contract.names import IMAGES_FOR, INJECTED_MARK, PHOTO_PLACEHOLDER
 from ..contract.surfaces import thread_activities
+from ..store.base import RunRecord
 from .mapping import to_interrupt
 
-__all__ = ["thread_view", "to_agui_messages"]
+__all__ = ["branches", "thread_view", "to_agui_messages"]
 
 
 def _text(content: Any) -> str:
@@ -151,8 +153,31 @@ def to_agui_messages(messages: Iterable[BaseMessage]) -> list[dict[str, Any]]:
     return out
 
 
+def branches(records: list[RunRecord], current: str) -> list[dict[str, Any]]:
+    """The thread's branches, each named by its last run: a run no later run started from.
+    ``current`` marks the one the thread's latest checkpoint is on (run ``current``);
+    ``parentRunId`` is the run that last run started from (``None``: the thread's start)."""
+    parents = {r.parent_run_id for r in records}
+    return [
+        {
+            "runId": r.run_id,
+            "parentRunId": r.parent_run_id or None,
+            "turnId": r.turn_id or None,
+            "createdAt": r.created_at,
+            "current": r.run_id == current,
+        }
+        for r in records
+        if r.run_id not in parents
+    ]
+
+
 async def thread_view(
-    runtime: Runtime, thread_id: str, turn: str | None = None, *, shown_id: str | None = None
+    runtime: Runtime,
+    thread_id: str,
+    turn: str | None = None,
+    *,
+    shown_id: str | None = None,
+    run: str | None = None,
 ) -> dict[str, Any]:
     """A thread as a client rebuilds it: its AG-UI messages, what it waits on, whether a run is
     in flight, and its turns. ``GET gth/threads/{id}`` and the comm's ``history`` answer this.
@@ -162,14 +187,33 @@ async def thread_view(
     With ``turn``, only that turn's messages (and the interrupts it waits on) are given: a
     ``%gth`` cell shows its own turn. ``turns`` lists every widget turn in order, each ``done``
     unless it is the thread's last turn and a run is in flight or an interrupt waits. ``state``
-    is the thread's shared state, when it has one."""
-    state = await runtime.thread_state(thread_id)
+    is the thread's shared state, when it has one.
+
+    Branches: the messages are the thread's current branch (where its latest checkpoint is),
+    and ``branches`` lists every branch. With ``run``, the thread as that run left it (an
+    unknown one is :class:`ThreadRunNotFoundError`); a ``turn`` not on the current branch is
+    read where its last run left it. ``currentBranch`` says whether what is shown is on the
+    current branch (only then does it list what the thread waits on)."""
+    state = latest = await runtime.thread_state(thread_id)
+    records = await runtime.runs(thread_id)
+    if run is not None:
+        checkpoint = await runtime.run_end(thread_id, run)
+        if checkpoint is None:
+            raise ThreadRunNotFoundError(shown_id or thread_id, run)
+        if checkpoint != latest.checkpoint_id:
+            state = await runtime.thread_state(thread_id, checkpoint)
+    elif turn is not None and turn not in {t.turn_id for t in state.turns()}:
+        ran = [r.run_id for r in records if r.turn_id == turn]
+        checkpoint = await runtime.run_end(thread_id, ran[-1]) if ran else None
+        if checkpoint is not None:
+            state = await runtime.thread_state(thread_id, checkpoint)
+    current = state is latest
     running = await runtime.running(thread_id)
     busy = running is not None
     turns = state.turns()
     last = turns[-1] if turns else None
     messages = state.messages
-    pending = state.pending
+    pending = state.pending if current else []
     if turn is not None:
         messages = [m for t in turns if t.turn_id == turn for m in t.messages]
         if last is None or last.turn_id != turn:
@@ -184,10 +228,16 @@ async def thread_view(
         ],
         "busy": busy,
         "turns": [
-            {"turnId": t.turn_id, "done": t is not last or not (busy or state.pending)}
+            {
+                "turnId": t.turn_id,
+                "done": not current or t is not last or not (busy or state.pending),
+                **({"cellId": t.cell_id} if t.cell_id else {}),
+            }
             for t in turns
             if t.turn_id is not None
         ],
+        "currentBranch": current,
+        "branches": branches(records, latest.run_id),
     }
     if running:
         # The run in flight, for a client to re-attach to (GET gth/runs/{id}/events).

@@ -98,9 +98,17 @@ def _jsonable(value: Any) -> Any:
 class EventMapper:
     """Stateful mapping of one run's stream items to AG-UI events."""
 
-    def __init__(self, thread_id: str, run_id: str, client_answered: set[str] | None = None):
+    def __init__(
+        self,
+        thread_id: str,
+        run_id: str,
+        client_answered: set[str] | None = None,
+        parent_run_id: str | None = None,
+    ):
         self.thread_id = thread_id
         self.run_id = run_id
+        #: The run this one branched from, echoed in RUN_STARTED (AG-UI ``parentRunId``).
+        self.parent_run_id = parent_run_id
         self._client_answered = client_answered or set()
         self._assistant_id: str | None = None
         self._text_runs = 0  # text runs seen in the current assistant message
@@ -113,7 +121,10 @@ class EventMapper:
 
     def start(self) -> RunStartedEvent:
         return RunStartedEvent(
-            thread_id=self.thread_id, run_id=self.run_id, protocol_version=PROTOCOL_VERSION
+            thread_id=self.thread_id,
+            run_id=self.run_id,
+            protocol_version=PROTOCOL_VERSION,
+            parent_run_id=self.parent_run_id,
         )
 
     def text_delta(self, delta: str) -> TextMessageContentEvent | None:

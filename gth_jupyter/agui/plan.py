@@ -27,7 +27,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 from ..contract.errors import InterruptMismatchError, InterruptPendingError
 from ..contract.kernel import KernelAccess
 from ..contract.messages import public_message_id
-from ..contract.names import TURN_KEY
+from ..contract.names import CELL_KEY, TURN_KEY
 from ..contract.resume import (
     ToolResult,
     forwarded_command,
@@ -62,18 +62,25 @@ def decide_plan(
     thread_key: str | None = None,
     kernel: KernelAccess | None = None,
     owner: str = "",
+    cell: str | None = None,
+    known: frozenset[str] = frozenset(),
 ) -> Decision:
     """What ``request`` asks of a thread in ``state``; raises an ``AgentError`` to refuse it.
 
     The user messages it adds are tagged with ``turn`` (the widget that sent them), so a page
     can later show one cell's turn alone. The plan runs on ``thread_key`` (the thread's key in
     the store; default: the request's thread id), for ``owner``, with ``kernel`` for its kernel
-    tools, and reuses ``state`` as the thread it read: it is whole when decided."""
-    decision = _decide(request, state, thread_key or request.thread_id, kernel, owner)
-    if turn is not None:
+    tools, and reuses ``state`` as the thread it read: it is whole when decided. ``cell`` is the
+    notebook cell the turn runs for (tagged too); ``known`` the ids of messages the thread holds
+    elsewhere (a branch's other line), which are not new input either."""
+    decision = _decide(request, state, thread_key or request.thread_id, kernel, owner, known)
+    if turn is not None or cell is not None:
         for message in (*decision.plan.messages, *decision.plan.queued):
             if isinstance(message, HumanMessage):
-                message.additional_kwargs[TURN_KEY] = turn
+                if turn is not None:
+                    message.additional_kwargs[TURN_KEY] = turn
+                if cell is not None:
+                    message.additional_kwargs[CELL_KEY] = cell
     return decision
 
 
@@ -83,6 +90,7 @@ def _decide(
     thread_key: str,
     kernel: KernelAccess | None,
     owner: str,
+    known: frozenset[str],
 ) -> Decision:
     plan = RunPlan(
         thread_id=thread_key,
@@ -99,7 +107,7 @@ def _decide(
     )
     answered_here = {m.tool_call_id for m in request.messages if m.role == "tool"}
     decision = Decision(plan, answered_here)
-    fresh = _unknown_messages(request.messages, state)
+    fresh = _unknown_messages(request.messages, state, known)
 
     # A resumed call must still find its client tool, even if this request forgot to declare it.
     declared = {spec.name for spec in plan.client_tools}
@@ -140,8 +148,8 @@ def _decide(
     if state.pending:
         if any(not p.client_tool for p in state.pending):
             raise InterruptPendingError(state.pending)
-        known = state.answered_call_ids() | {c["id"] for c in state.dangling_calls()}
-        stray = [r.tool_call_id for r in results if r.tool_call_id not in known]
+        calls = state.answered_call_ids() | {c["id"] for c in state.dangling_calls()}
+        stray = [r.tool_call_id for r in results if r.tool_call_id not in calls]
         if stray:
             # A result for a call nobody made must not cancel the call the thread waits on.
             raise InterruptMismatchError(
@@ -156,8 +164,10 @@ def _decide(
     return decision
 
 
-def _unknown_messages(messages: Sequence[agui.Message], state: ThreadState) -> list[Any]:
-    known = state.message_ids
+def _unknown_messages(
+    messages: Sequence[agui.Message], state: ThreadState, elsewhere: frozenset[str]
+) -> list[Any]:
+    known = set(state.message_ids) | elsewhere
     known |= {pid for pid in (public_message_id(i) for i in known) if pid}
     return [m for m in messages if m.id not in known]
 

@@ -27,6 +27,7 @@ __all__ = [
     "MAX_ID_LENGTH",
     "MAX_NESTING",
     "RunRequest",
+    "cell_id",
     "detached",
     "kernel_id",
     "parse_input",
@@ -76,6 +77,9 @@ class RunRequest:
     kernel_id: str | None = None
     #: Whether the run goes on when its client's connection drops (``forwardedProps.detach``).
     detach: bool = False
+    #: The notebook cell whose turn it runs (``forwardedProps.gth.cellId``): running a cell
+    #: again replaces its earlier turn (see ``agui/run.py``).
+    cell: str | None = None
 
 
 def parse_request(body: bytes, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> RunRequest:
@@ -92,7 +96,9 @@ def parse_input(body: bytes, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> ag
 def read_request(request: agui.RunAgentInput) -> RunRequest:
     """What ``request``'s ``forwardedProps`` say; a malformed turn or kernel id is
     ``invalid_input``."""
-    return RunRequest(request, turn_id(request), kernel_id(request), detached(request))
+    return RunRequest(
+        request, turn_id(request), kernel_id(request), detached(request), cell_id(request)
+    )
 
 
 def _validated(body: bytes, max_body_bytes: int) -> agui.RunAgentInput:
@@ -123,7 +129,10 @@ def _validated(body: bytes, max_body_bytes: int) -> agui.RunAgentInput:
         raise errors.invalid_input(
             f"Invalid RunAgentInput at {first['path'] or '(root)'}: {first['message']}.", found
         ) from None
-    for name, value in (("threadId", request.thread_id), ("runId", request.run_id)):
+    ids = [("threadId", request.thread_id), ("runId", request.run_id)]
+    if request.parent_run_id is not None:
+        ids.append(("parentRunId", request.parent_run_id))
+    for name, value in ids:
         if not value.strip() or len(value) > MAX_ID_LENGTH:
             raise errors.invalid_input(
                 f"{name} must be a non-empty string of at most {MAX_ID_LENGTH} characters.",
@@ -286,6 +295,12 @@ def turn_id(request: agui.RunAgentInput) -> str | None:
     """``forwardedProps.gth.turnId``: the widget turn the request's user messages start or
     continue (see ``TURN_KEY``); ``None`` when absent. A malformed one is ``invalid_input``."""
     return _gth_prop(request, "turnId")
+
+
+def cell_id(request: agui.RunAgentInput) -> str | None:
+    """``forwardedProps.gth.cellId``: the notebook cell (its nbformat id) the request's new
+    turn runs for; ``None`` when absent. A malformed one is ``invalid_input``."""
+    return _gth_prop(request, "cellId")
 
 
 def detached(request: agui.RunAgentInput) -> bool:

@@ -30,7 +30,7 @@ from ..agent.runtime import Runtime
 from ..contract.errors import AgentError, RunBusyError
 from ..contract.events import TextEvent
 from ..contract.kernel import KernelAccess
-from ..contract.run import RunEnd, StreamItem
+from ..contract.run import RunEnd, StreamItem, ThreadState
 from . import errors
 from .dialect import Dialect, dialect_of, legacy_events
 from .mapping import EventMapper
@@ -83,6 +83,9 @@ class ThreadRun:
         self._kernel = kernel
         self._requester = requester
         self._decision: Decision | None = None
+        #: The run this one branched from (its ``parentRunId``; the thread's id for its start),
+        #: once planned; ``None`` when it continues the thread's latest checkpoint.
+        self.parent_run_id: str | None = None
         self._raw = False
         self._streamed = False
         self._steps = self._run()
@@ -111,6 +114,35 @@ class ThreadRun:
         if not getattr(self._steps, "ag_running", False):  # a native async generator's flag
             await self._steps.aclose()
 
+    async def _branch(self, key: str, state: ThreadState) -> tuple[str, str] | None:
+        """``(parentRunId, checkpoint)`` when the run starts from an earlier point than the
+        thread's latest checkpoint: the ``parentRunId`` the client sent, or, for a new turn of
+        a notebook cell whose earlier turn is on the thread's current branch, the point just
+        before that turn (the cell runs again: its turn is replaced). Decided here, under the
+        claim, so the cells above a re-run that ran since the page loaded are never dropped."""
+        given, runtime = self.request.input, self.runtime
+        parent = given.parent_run_id
+        if parent:
+            name = key if parent == given.thread_id else parent
+            checkpoint = await runtime.branch_point(key, name)
+            return None if checkpoint == state.checkpoint_id else (parent, checkpoint)
+        cell = self.request.cell
+        if not cell or given.resume or not given.messages or given.messages[-1].role != "user":
+            return None
+        earlier = [
+            t.turn_id
+            for t in state.turns()
+            if t.cell_id == cell and t.turn_id and t.turn_id != self.request.turn
+        ]
+        if not earlier:
+            return None
+        first = next((r for r in await runtime.runs(key) if r.turn_id == earlier[-1]), None)
+        if first is None:  # run before runs were recorded: appended as before
+            return None
+        parent = first.parent_run_id or given.thread_id
+        name = key if parent == given.thread_id else parent
+        return parent, await runtime.branch_point(key, name)
+
     def _stream(self, *, raw: bool) -> AsyncGenerator[Any, None]:
         if self._decision is None or self._streamed:
             raise RuntimeError("A run streams once, after it is planned.")
@@ -137,16 +169,30 @@ class ThreadRun:
         try:
             try:
                 state = await runtime.thread_state(key)
+                branch = await self._branch(key, state)
+                base = state
+                if branch is not None:
+                    base = await runtime.thread_state(key, branch[1])
                 decision = decide_plan(
                     given,
-                    state,
+                    base,
                     turn=self.request.turn,
                     thread_key=key,
                     kernel=self._kernel,
                     owner=requester.name if requester is not None else "",
+                    cell=self.request.cell,
+                    known=frozenset(state.message_ids) if branch is not None else frozenset(),
                 )
             except AgentError as exc:
                 raise errors.from_agent_error(exc) from None
+            plan = decision.plan
+            plan.run_id, plan.turn_id = given.run_id, self.request.turn or ""
+            plan.cell_id = self.request.cell or ""
+            if branch is not None:
+                self.parent_run_id, plan.branch_from = branch
+                plan.parent_run_id = "" if branch[0] == given.thread_id else branch[0]
+            else:
+                plan.parent_run_id = base.run_id
             self._decision = decision
             yield None  # planned; the stream starts when the host reads it
             if self._raw:
@@ -154,7 +200,9 @@ class ThreadRun:
                     async for item in items:
                         yield item
                 return
-            mapper = EventMapper(given.thread_id, given.run_id, decision.client_answered)
+            mapper = EventMapper(
+                given.thread_id, given.run_id, decision.client_answered, self.parent_run_id
+            )
             map_item = mapper.map
             adapt = legacy_events if self.dialect == "0.x" else None
             try:

@@ -29,7 +29,9 @@ __all__ = [
     "InterruptMismatchError",
     "InterruptPendingError",
     "NoPendingInterruptError",
+    "ParentRunNotFoundError",
     "RunBusyError",
+    "ThreadRunNotFoundError",
 ]
 
 
@@ -97,6 +99,35 @@ class RunBusyError(AgentError):
             {"threadId": thread_id},
         )
         self.thread_id = thread_id
+
+
+class ParentRunNotFoundError(AgentError):
+    """``parentRunId`` names no run of this thread that ended on a checkpoint."""
+
+    code = "parent_run_not_found"
+    status = 409
+
+    def __init__(self, thread_id: str, run_id: str) -> None:
+        super().__init__(
+            f"parentRunId {run_id[:80]!r} is not a run of thread '{thread_id}'. Name a run "
+            "the thread view lists (GET gth/threads/{id}: branches), or the thread's own id to "
+            "start from the beginning.",
+            {"threadId": thread_id, "parentRunId": run_id[:512]},
+        )
+
+
+class ThreadRunNotFoundError(AgentError):
+    """``GET gth/threads/{id}?run=ID`` names no run of the thread."""
+
+    code = "run_not_found"
+    status = 404
+
+    def __init__(self, thread_id: str, run_id: str) -> None:
+        super().__init__(
+            f"Thread '{thread_id}' has no run {run_id[:80]!r}; its branches (GET "
+            "gth/threads/{id}: branches) name the runs it has.",
+            {"threadId": thread_id, "runId": run_id[:512]},
+        )
 
 
 class NoPendingInterruptError(AgentError):

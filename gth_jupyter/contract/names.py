@@ -7,12 +7,14 @@ from __future__ import annotations
 from .spec import spec
 
 __all__ = [
+    "CELL_KEY",
     "DEFAULT_AGENT",
     "IMAGES_FOR",
     "INJECTED_MARK",
     "NOTEBOOK_TOOLS",
     "OWNER_KEY",
     "PHOTO_PLACEHOLDER",
+    "RUN_META_KEY",
     "TURN_KEY",
 ]
 
@@ -33,6 +35,12 @@ OWNER_KEY = "gth_owner"
 #: ``additional_kwargs`` key naming the turn a user message starts: the widget (a ``%gth``
 #: cell) that sent it. Everything after it, up to the next user message, belongs to that turn.
 TURN_KEY = "gth_turn"
+#: ``additional_kwargs`` key naming the notebook cell a user message's turn ran for
+#: (``forwardedProps.gth.cellId``): running that cell again replaces the turn.
+CELL_KEY = "gth_cell"
+#: Checkpoint metadata key: the run (AG-UI ``runId``) that wrote a checkpoint, so the checkpoint
+#: a run ended on (a ``parentRunId``) can be found again.
+RUN_META_KEY = "gth_run_id"
 #: The browser tools that read and change the notebook: gated by approvals although the browser
 #: runs them, with the schema and kind ``tools/notebook_tools.py`` gives them by name. The
 #: widget declares them by the same names (``contract/spec/browser_tools.json``).

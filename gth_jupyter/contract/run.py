@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from .events import AgentStreamEvent
 from .kernel import KernelAccess
 from .messages import starts_turn
-from .names import TURN_KEY
+from .names import CELL_KEY, TURN_KEY
 from .pending import PendingInterrupt
 from .resume import Resume
 from .shared_state import StateDelta, StateSnapshot
@@ -97,6 +97,10 @@ class ThreadState:
     can_continue: bool = False
     state: dict[str, Any] = field(default_factory=dict)
     """The thread's shared (AG-UI) state."""
+    run_id: str = ""
+    """The run that wrote the checkpoint this state was read from (``""``: none recorded)."""
+    checkpoint_id: str = ""
+    """That checkpoint (``""``: the thread has none)."""
 
     @property
     def message_ids(self) -> set[str]:
@@ -111,7 +115,12 @@ class ThreadState:
                 if current.messages:
                     turns.append(current)
                 tag = message.additional_kwargs.get(TURN_KEY)
-                current = Turn(tag if isinstance(tag, str) else None, [])
+                cell = message.additional_kwargs.get(CELL_KEY)
+                current = Turn(
+                    tag if isinstance(tag, str) else None,
+                    [],
+                    cell if isinstance(cell, str) and cell else None,
+                )
             current.messages.append(message)
         if current.messages:
             turns.append(current)
@@ -139,6 +148,8 @@ class Turn:
 
     turn_id: str | None
     messages: list[BaseMessage]
+    #: The notebook cell it ran for, when its client said (``forwardedProps.gth.cellId``).
+    cell_id: str | None = None
 
 
 @dataclass
@@ -163,6 +174,15 @@ class RunPlan:
     or ``None`` keeps the thread's state, so a client that does not use state never wipes it."""
     before: ThreadState | None = None
     """The thread as the host read it to plan this run, so the run need not read it again."""
+    run_id: str = ""
+    """The run's id (AG-UI ``runId``): its checkpoints carry it, and the thread's index of runs
+    records it."""
+    parent_run_id: str = ""
+    """The run whose end this run starts from (``""``: the thread's start, or none recorded)."""
+    branch_from: str | None = None
+    """The checkpoint to continue from instead of the thread's latest (a branch), if any."""
+    turn_id: str = ""
+    cell_id: str = ""
 
 
 @dataclass(frozen=True)

@@ -276,7 +276,8 @@ def served_copy(
     (its run was refused), where only the kernel knows the cell's prompt to show."""
     if turn is not None and not as_list(view.get("messages")):
         return None
-    return render_static_copy(view, save_photos=save_photos)
+    earlier = [EARLIER_RUN_TEXT] if view.get("currentBranch") is False else []
+    return render_static_copy(view, save_photos=save_photos, notes=earlier)
 
 
 def _cut_copy(plain: str, max_bytes: int) -> dict[str, str]:
@@ -289,6 +290,13 @@ def _cut_copy(plain: str, max_bytes: int) -> dict[str, str]:
         if _size(data) <= max_bytes or chars == 0:
             return data
         chars //= 2
+
+
+#: Said under a turn that is no longer in the conversation (a cell above it ran again).
+EARLIER_RUN_TEXT = (
+    "From an earlier run: a cell above ran again since, so this turn is no longer in the "
+    "conversation the agent sees. Run this cell again to bring it back."
+)
 
 
 def waiting_copy(prompt: str | None) -> dict[str, str]:

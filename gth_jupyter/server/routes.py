@@ -19,10 +19,17 @@ from typing import NamedTuple
 
 from tornado import web
 
-from ..agui.errors import ProtocolError, grant_not_found, oauth_state_mismatch, oauth_state_unknown
+from ..agui.errors import (
+    ProtocolError,
+    from_agent_error,
+    grant_not_found,
+    oauth_state_mismatch,
+    oauth_state_unknown,
+)
 from ..agui.history import thread_view
 from ..agui.owners import admit_thread, client_record
 from ..agui.run import runtime_of
+from ..contract.errors import AgentError
 from ..contract.names import DEFAULT_AGENT
 from ..copy.render import served_copy
 from .run_routes import RunRoutes
@@ -136,11 +143,13 @@ class GthRoutesMixin(RunRoutes):
 
     async def write_thread(self, thread_id: str, name: str = DEFAULT_AGENT) -> None:
         """A thread of the requester's as AG-UI messages, and what it waits on; ``?turn=ID``
-        gives one widget turn's messages alone. An id the requester never used is an empty
-        thread, whoever else uses it. ``?owner=NAME`` reads user NAME's thread, for an admin
-        (``404 thread_not_found`` for anyone else). ``?copy=1`` adds ``copy``: the static copy
-        a ``%gth`` cell saves of it, rendered from this read (``null`` for a turn not on the
-        thread), so the page writes it into the notebook with no other read."""
+        gives one widget turn's messages alone (on whichever branch it is), ``?run=ID`` the
+        thread as run ID left it (``404 run_not_found`` for a run it has not). An id the
+        requester never used is an empty thread, whoever else uses it. ``?owner=NAME`` reads
+        user NAME's thread, for an admin (``404 thread_not_found`` for anyone else).
+        ``?copy=1`` adds ``copy``: the static copy a ``%gth`` cell saves of it, rendered from
+        this read (``null`` for a turn not on the thread), so the page writes it into the
+        notebook with no other read."""
         self.note_oauth_redirect()  # this may be the request that connects the MCP servers
         who = self.requester()
         owner = self.get_query_argument("owner", None) or None
@@ -151,7 +160,12 @@ class GthRoutesMixin(RunRoutes):
             self.send_refusal(error)
             return
         turn = self.get_query_argument("turn", None) or None
-        view = await thread_view(runtime, key, turn, shown_id=thread_id)
+        run = self.get_query_argument("run", None) or None
+        try:
+            view = await thread_view(runtime, key, turn, shown_id=thread_id, run=run)
+        except AgentError as error:
+            self.send_refusal(from_agent_error(error))
+            return
         if self.get_query_argument("copy", "") == "1":
             save_photos = self.registry.config.jupyter.save_photos
             # Rendering may shrink images: off the event loop.

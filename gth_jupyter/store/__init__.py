@@ -4,7 +4,14 @@ PostgreSQL for many users and many servers."""
 
 from __future__ import annotations
 
-from .base import DEFAULT_LEASE_SECONDS, RunLease, RunLeases, ThreadIndex, ThreadRecord
+from .base import (
+    DEFAULT_LEASE_SECONDS,
+    RunLease,
+    RunLeases,
+    RunRecord,
+    ThreadIndex,
+    ThreadRecord,
+)
 from .checkpoint import KINDS, CheckpointStore, default_checkpoint_path
 from .local import LocalLeases, MemoryThreads
 from .sqlite import FileLeases, SqliteThreads
@@ -18,6 +25,7 @@ __all__ = [
     "MemoryThreads",
     "RunLease",
     "RunLeases",
+    "RunRecord",
     "SqliteThreads",
     "ThreadIndex",
     "ThreadRecord",

@@ -3,15 +3,25 @@
 - **Run leases** (:class:`RunLeases`) keep one run per thread across every process sharing the
   store: a lease is held for the length of a run, and a second holder is refused at once.
 - **The thread index** (:class:`ThreadIndex`) records who owns each thread, so a host answers
-  another user's request as if the thread did not exist, and lists a user's own threads.
+  another user's request as if the thread did not exist, and lists a user's own threads; and
+  the runs on each thread (:class:`RunRecord`), each with the run it continued, so a thread's
+  branches can be listed without reading its checkpoints.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["DEFAULT_LEASE_SECONDS", "RunLease", "RunLeases", "ThreadIndex", "ThreadRecord"]
+__all__ = [
+    "DEFAULT_LEASE_SECONDS",
+    "RunLease",
+    "RunLeases",
+    "RunRecord",
+    "ThreadIndex",
+    "ThreadRecord",
+]
 
 #: How long a lease outlives a holder that stopped renewing it (``runLeaseSeconds``).
 DEFAULT_LEASE_SECONDS = 30.0
@@ -55,6 +65,18 @@ class ThreadRecord:
         }
 
 
+@dataclass(frozen=True)
+class RunRecord:
+    """One run on a thread: the run whose end it started from (``""``: the thread's start),
+    the widget turn and notebook cell it ran for (``""`` when none), and when it started."""
+
+    run_id: str
+    parent_run_id: str = ""
+    turn_id: str = ""
+    cell_id: str = ""
+    created_at: str = ""
+
+
 class ThreadIndex(Protocol):
     """Who owns each thread."""
 
@@ -69,4 +91,12 @@ class ThreadIndex(Protocol):
 
     async def list(self, owner: str | None) -> list[ThreadRecord]:
         """``owner``'s threads (every thread for ``None``), the latest used first."""
+        ...
+
+    async def add_run(self, thread_id: str, record: RunRecord) -> None:
+        """Records a run on ``thread_id`` (a run id recorded again keeps its first record)."""
+        ...
+
+    async def runs(self, thread_id: str) -> Sequence[RunRecord]:
+        """The runs recorded on ``thread_id``, oldest first."""
         ...

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timezone
 
-from .base import RunLease, ThreadRecord
+from .base import RunLease, RunRecord, ThreadRecord
 
 __all__ = ["LocalLeases", "MemoryThreads", "utc_now"]
 
@@ -34,6 +35,7 @@ class MemoryThreads:
 
     def __init__(self) -> None:
         self._threads: dict[str, ThreadRecord] = {}
+        self._runs: dict[str, dict[str, RunRecord]] = {}
 
     async def owner(self, thread_id: str) -> str | None:
         record = self._threads.get(thread_id)
@@ -52,3 +54,9 @@ class MemoryThreads:
     async def list(self, owner: str | None) -> list[ThreadRecord]:
         found = [r for r in self._threads.values() if owner is None or r.owner == owner]
         return sorted(found, key=lambda r: r.updated_at, reverse=True)
+
+    async def add_run(self, thread_id: str, record: RunRecord) -> None:
+        self._runs.setdefault(thread_id, {}).setdefault(record.run_id, record)
+
+    async def runs(self, thread_id: str) -> Sequence[RunRecord]:
+        return list(self._runs.get(thread_id, {}).values())

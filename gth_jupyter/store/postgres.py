@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -30,7 +30,7 @@ from psycopg import AsyncConnection
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
-from .base import RunLeases, ThreadIndex, ThreadRecord
+from .base import RunLeases, RunRecord, ThreadIndex, ThreadRecord
 from .postgres_leases import LEASES_SCHEMA, PostgresLeases
 
 __all__ = [
@@ -60,6 +60,18 @@ _THREADS_SCHEMA = (
     )
     """,
     "CREATE INDEX IF NOT EXISTS gth_threads_owner ON gth_threads (owner, updated_at DESC)",
+    """
+    CREATE TABLE IF NOT EXISTS gth_runs (
+        thread_id TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        parent_run_id TEXT NOT NULL,
+        turn_id TEXT NOT NULL,
+        cell_id TEXT NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+        seq BIGSERIAL,
+        PRIMARY KEY (thread_id, run_id)
+    )
+    """,
 )
 # One lock per schema (advisory locks are per database), so per-user schemas set up in parallel.
 _LOCK_KEY = "hashtextextended('gth_jupyter:' || coalesce(current_schema(), ''), 0)"
@@ -129,6 +141,33 @@ class PostgresThreads:
         return [
             ThreadRecord(
                 str(r["thread_id"]), str(r["owner"]), _iso(r["created_at"]), _iso(r["updated_at"])
+            )
+            for r in rows
+        ]
+
+    async def add_run(self, thread_id: str, record: RunRecord) -> None:
+        async with self._pool.connection() as conn:
+            await conn.execute(
+                "INSERT INTO gth_runs (thread_id, run_id, parent_run_id, turn_id, cell_id) "
+                "VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                (thread_id, record.run_id, record.parent_run_id, record.turn_id, record.cell_id),
+            )
+
+    async def runs(self, thread_id: str) -> Sequence[RunRecord]:
+        async with self._pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT run_id, parent_run_id, turn_id, cell_id, created_at FROM gth_runs "
+                "WHERE thread_id = %s ORDER BY seq",
+                (thread_id,),
+            )
+            rows = await cur.fetchall()
+        return [
+            RunRecord(
+                str(r["run_id"]),
+                str(r["parent_run_id"]),
+                str(r["turn_id"]),
+                str(r["cell_id"]),
+                _iso(r["created_at"]),
             )
             for r in rows
         ]

@@ -11,10 +11,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .base import RunLease, ThreadRecord
+from .base import RunLease, RunRecord, ThreadRecord
 from .local import utc_now
 
 try:
@@ -108,6 +109,15 @@ CREATE TABLE IF NOT EXISTS gth_threads (
     updated_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS gth_threads_owner ON gth_threads (owner, updated_at);
+CREATE TABLE IF NOT EXISTS gth_runs (
+    thread_id TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    parent_run_id TEXT NOT NULL,
+    turn_id TEXT NOT NULL,
+    cell_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (thread_id, run_id)
+);
 """
 
 
@@ -153,3 +163,28 @@ class SqliteThreads:
         async with self._conn.execute(query + " ORDER BY updated_at DESC", args) as cursor:
             rows = await cursor.fetchall()
         return [ThreadRecord(str(a), str(b), str(c), str(d)) for a, b, c, d in rows]
+
+    async def add_run(self, thread_id: str, record: RunRecord) -> None:
+        async with self._lock:
+            await self._conn.execute(
+                "INSERT INTO gth_runs (thread_id, run_id, parent_run_id, turn_id, cell_id, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (
+                    thread_id,
+                    record.run_id,
+                    record.parent_run_id,
+                    record.turn_id,
+                    record.cell_id,
+                    record.created_at or utc_now(),
+                ),
+            )
+            await self._conn.commit()
+
+    async def runs(self, thread_id: str) -> Sequence[RunRecord]:
+        async with self._conn.execute(
+            "SELECT run_id, parent_run_id, turn_id, cell_id, created_at FROM gth_runs "
+            "WHERE thread_id = ? ORDER BY created_at, rowid",
+            (thread_id,),
+        ) as cursor:
+            rows = await cursor.fetchall()
+        return [RunRecord(*(str(v) for v in row)) for row in rows]

@@ -25,7 +25,7 @@ export const CLIENT_TOOL_REASON = approvals.clientToolReason;
  * messages, the interrupts it waits on, and its shared state (null when it has none).
  * @param {any} body
  * @returns {{ messages: any[], interrupts: Interrupt[], turns: { turnId: string, done?: boolean }[], busy: boolean,
- *   run: { runId: string, turnId?: string } | null, state: object | null }}
+ *   run: { runId: string, turnId?: string } | null, state: object | null, currentBranch: boolean }}
  */
 export function threadOf(body) {
   const messages = Array.isArray(body?.messages) ? body.messages : [];
@@ -37,7 +37,10 @@ export function threadOf(body) {
   const run = typeof runId === "string" && runId ? { ...body.run, runId } : null;
   // The shared state (AG-UI STATE_SNAPSHOT), for the event log's state view after a reload.
   const state = body?.state && typeof body.state === "object" ? body.state : null;
-  return { messages, interrupts, turns, busy: Boolean(body?.busy), run, state };
+  // Whether what is shown is on the thread's current branch (a turn a re-run cell above left
+  // behind is not); old servers have no branches.
+  const currentBranch = body?.currentBranch !== false;
+  return { messages, interrupts, turns, busy: Boolean(body?.busy), run, state, currentBranch };
 }
 
 /** @returns {i is Interrupt} */

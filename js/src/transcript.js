@@ -23,6 +23,11 @@ export const A2UI_TOOL = "show_a2ui_surface";
  *   onResolveInterrupts: (resume: import("./interrupts.js").ResumeEntry[]) => void }} ViewHandlers
  */
 
+/** Said when a run starts from before this cell's earlier turn (the cell ran again). */
+export const REPLACED_TEXT = "Replaced this cell's earlier turn: the agent goes on from the conversation before it.";
+/** Said over a turn no longer in the conversation (a cell above it ran again since). */
+export const EARLIER_RUN_TEXT = "From an earlier run: a cell above ran again since, so the agent no longer sees this turn. Run this cell again to bring it back.";
+
 export class TranscriptView {
   /** @param {{ doc: Document, el: any, raf?: (cb: () => void) => any } & ViewHandlers} opts */
   constructor(opts) {
@@ -193,6 +198,10 @@ export class TranscriptView {
         return this.applyResult(ev.toolCallId, ev.content);
       case "ACTIVITY_SNAPSHOT":
         return this.addActivity(ev.messageId, ev);
+      case "RUN_STARTED":
+        // The server branched: this cell ran again and its new turn replaces the earlier one.
+        if (ev.parentRunId) this.addNote(REPLACED_TEXT, "muted");
+        return;
     }
   }
 

@@ -134,6 +134,7 @@ test("comm backend: history over the comm", async () => {
     busy: false,
     run: null,
     state: null,
+    currentBranch: true,
   });
 });
 
@@ -147,7 +148,7 @@ test("http backend: run URL, history and info", async () => {
   };
   const backend = createBackend("http", { model: fakeModel(), baseUrl: "/base/", fetchImpl, doc: null });
   assert.equal(backend.runUrl("default"), "/base/gth/agents/default/run");
-  assert.deepEqual(await backend.history("a b"), { messages: [{ id: "1", role: "user", content: "hi" }], interrupts: [], turns: [], busy: false, run: null, state: null });
+  assert.deepEqual(await backend.history("a b"), { messages: [{ id: "1", role: "user", content: "hi" }], interrupts: [], turns: [], busy: false, run: null, state: null, currentBranch: true });
   assert.equal(calls[0], "/base/gth/threads/a%20b");
   await backend.history("a b", "turn-1&x");
   assert.equal(calls[1], "/base/gth/threads/a%20b?turn=turn-1%26x");

@@ -57,6 +57,8 @@ export async function connect({ model, view, doc, env, turnId, signal }) {
     env: env.toolEnv,
     turnId,
     kernelId: model.get("kernel_id") || "",
+    // A `%gth <prompt>` cell's turn: the server replaces the cell's earlier turn with it.
+    cellId: turnId ? model.get("cell_id") || "" : "",
     // Over HTTP a run goes on when the page reloads or the connection drops, and is
     // re-attached to (src/reattach.js); Stop then tells the server to stop it.
     detach: backend.detach,

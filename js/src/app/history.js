@@ -5,6 +5,7 @@
 // the turns the other cells of the page run.
 
 import { onNews, pause } from "../order.js";
+import { EARLIER_RUN_TEXT } from "../transcript.js";
 
 /**
  * @typedef {import("../chat/controller.js").ChatController} ChatController
@@ -30,6 +31,8 @@ export async function loadHistory({ backend, chat, view, threadId, turnId, signa
     const thread = await backend.history(threadId, turnId || undefined, { copy });
     if (signal.aborted) return null;
     if (thread.messages.length) chat.setHistory(thread.messages);
+    // This cell's turn is on a branch the thread left (a cell above ran again since).
+    if (turnId && thread.currentBranch === false && thread.messages.length) view.addNote(EARLIER_RUN_TEXT, "muted");
     if (thread.state) view.log.setState(thread.state); // the event log's state view, after a reload
     const follow = backend.eventsUrl ? runToFollow(thread, turnId) : null;
     // approvals still waiting get their cards again (a run in flight says its own at its end)

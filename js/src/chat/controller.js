@@ -27,7 +27,7 @@ export const MAX_ROUNDS = 64;
 export class ChatController extends ChatEvents {
   /**
    * @param {{ url: string, threadId: string, registry: ToolRegistry, fetch?: any, ui?: ToolUi,
-   *   maxRounds?: number, agent?: any, env?: any, turnId?: string, kernelId?: string,
+   *   maxRounds?: number, agent?: any, env?: any, turnId?: string, kernelId?: string, cellId?: string,
    *   detach?: boolean, eventsUrl?: (runId: string) => string, cancelRun?: (runId: string) => Promise<unknown>,
    *   suspended?: () => Promise<any[]> }} opts
    *   `suspended`: the interrupts the server's copy of the thread waits on (`GET gth/threads/{id}`),
@@ -43,6 +43,8 @@ export class ChatController extends ChatEvents {
     this.turnId = opts.turnId || "";
     /** The notebook's kernel, so the server's kernel tools reach this notebook's variables. */
     this.kernelId = opts.kernelId || "";
+    /** The notebook cell this chat's turn runs for: running the cell again replaces the turn. */
+    this.cellId = opts.cellId || "";
     /** Runs go on on the server when the connection drops (HTTP; src/reattach.js). */
     this.detach = Boolean(opts.detach);
     /** `gth/runs/{runId}/events`: where a run in flight is re-attached to (HTTP only). */
@@ -279,7 +281,7 @@ export class ChatController extends ChatEvents {
       },
     };
     try {
-      const props = forwardedProps({ turnId: this.turnId, kernelId: this.kernelId, detach: this.detach });
+      const props = forwardedProps({ turnId: this.turnId, kernelId: this.kernelId, detach: this.detach, cellId: this.cellId });
       await this.agent.runAgent({ ...input, runId, tools: this.registry.declarations(), forwardedProps: props }, subscriber);
     } catch (err) {
       failure = err;

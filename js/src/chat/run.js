@@ -3,13 +3,16 @@
 
 /**
  * The `gth` props every run sends (first runs and resumes alike); undefined when there are none.
- * @param {{ turnId: string, kernelId: string, detach: boolean }} opts
+ * `cellId`: the notebook cell a `%gth <prompt>` turn runs for; the server replaces that cell's
+ * earlier turn with it (it branches from just before it: docs/http-contract.md).
+ * @param {{ turnId: string, kernelId: string, detach: boolean, cellId?: string }} opts
  */
-export function forwardedProps({ turnId, kernelId, detach }) {
-  /** @type {{ turnId?: string, kernelId?: string }} */
+export function forwardedProps({ turnId, kernelId, detach, cellId = "" }) {
+  /** @type {{ turnId?: string, kernelId?: string, cellId?: string }} */
   const gth = {};
   if (turnId) gth.turnId = turnId;
   if (kernelId) gth.kernelId = kernelId;
+  if (cellId && turnId) gth.cellId = cellId;
   /** @type {{ gth?: object, detach?: true }} */
   const props = {};
   if (Object.keys(gth).length) props.gth = gth;

@@ -81,6 +81,7 @@ function server(name, responses, options = {}) {
 
 const servers = {
   plain: server("plain", [PLAIN_TEXT]),
+  branch: server("branch", ["First answer.", "Second answer.", "Third answer.", "Branched answer."]),
   serverTool: server("serverTool", [
     {
       content: "Checking.",
@@ -337,6 +338,43 @@ async function runWithBusyRetry(agent, params, attempts = 6) {
 }
 
 // -- scenarios ----------------------------------------------------------------------------------
+
+test(
+  "parentRunId (through a middleware: runAgent does not take it) branches from that run; RUN_STARTED echoes it",
+  scenario(servers.branch, async (srv) => {
+    const agent = srv.agent();
+    const runIds = [];
+    for (const text of ["One?", "Two?", "Three?"]) {
+      agent.addMessage(userMessage(text));
+      const rec = await runRecorded(agent);
+      assertSuccess(rec);
+      runIds.push(rec.of("RUN_STARTED")[0].runId);
+    }
+    const sent = [];
+    agent.use((input, next) => {
+      const branched = { ...input, parentRunId: runIds[0] };
+      sent.push(branched);
+      return next.run(branched);
+    });
+    agent.addMessage(userMessage("Four?"));
+    const rec = await runRecorded(agent);
+    assertSuccess(rec);
+    assert.equal(sent.length, 1);
+    assert.equal(rec.of("RUN_STARTED")[0].parentRunId, runIds[0]);
+    // The client sent its whole history; the model saw the first turn and the new prompt.
+    const call = await srv.lastCall();
+    assert.deepEqual(
+      call.messages.map((m) => [m.type, m.content]),
+      [["human", "One?"], ["ai", "First answer."], ["human", "Four?"]],
+    );
+    const view = await request(srv, { method: "GET", path: `/gth/threads/${agent.threadId}` });
+    assert.equal(view.status, 200);
+    assert.deepEqual(view.json.messages.map((m) => m.content), ["One?", "First answer.", "Four?", "Branched answer."]);
+    const current = view.json.branches.find((b) => b.current);
+    assert.equal(current.parentRunId, runIds[0]);
+    assert.ok(view.json.branches.some((b) => b.runId === runIds[2] && !b.current));
+  }),
+);
 
 test(
   "plain text: streamed deltas, assembled assistant message, success",
