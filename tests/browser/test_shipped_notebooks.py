@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import re
 import shutil
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from browser_harness import CHROMIUM, STEP_MS, JupyterServer, NotebookPage
@@ -41,6 +43,41 @@ def no_errors(nb: NotebookPage) -> None:
     assert nb.page.locator(".gth-error").all_inner_texts() == []
     outputs = nb.page.locator(".jp-OutputArea-output[data-mime-type*=stderr]").all_inner_texts()
     assert not [o for o in outputs if "Error" in o or "Traceback" in o], outputs
+
+
+def said(view: dict[str, Any]) -> list[tuple[str, str]]:
+    """The conversation a thread holds, as the model is sent it: each message's role, the
+    person's text, and the tools the assistant called (a dice roll's result differs by chance)."""
+    shown: list[tuple[str, str]] = []
+    for m in view["messages"]:
+        if m["role"] == "user":
+            shown.append(("user", str(m.get("content", ""))))
+        elif m["role"] == "assistant":
+            calls = ",".join(c["function"]["name"] for c in m.get("toolCalls", []))
+            shown.append(("assistant", calls))
+        elif m["role"] == "tool":
+            shown.append(("tool", ""))
+    return shown
+
+
+def run_all_again(notebook: NotebookPage, jupyter: JupyterServer, thread_id: str) -> None:
+    """Run All a second time: each cell replaces its turn, so the thread holds the same
+    conversation as after the first (not both): the context the model is sent is the thread's,
+    so each call of the second Run All saw what the first one's did."""
+    first = jupyter.thread(thread_id)
+    notebook.run_all(timeout_s=240)
+    roots = notebook.page.locator(".gth-root")
+    deadline = time.monotonic() + STEP_MS / 1000
+    while True:
+        second = jupyter.thread(thread_id)
+        if not second["busy"] and said(second) == said(first):
+            break
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the second Run All's thread: {said(second)} != {said(first)}")
+        time.sleep(0.3)
+    for index in range(roots.count()):
+        expect(roots.nth(index)).to_have_attribute("data-state", "idle", timeout=STEP_MS)
+    assert len(second["branches"]) == 2, second["branches"]
 
 
 def assistant(root: object) -> object:
@@ -88,6 +125,9 @@ def test_quickstart_run_all(jupyter: JupyterServer, notebook: NotebookPage) -> N
     expect(session_out.first).to_have_attribute("data-mime-type", "text/markdown")
     notebook.shot("quickstart")
     no_errors(notebook)
+    run_all_again(notebook, jupyter, str(hello.get_attribute("data-thread-id")))
+    expect(notebook.widget(3).locator(".gth-msg-user")).to_have_count(3, timeout=STEP_MS)
+    no_errors(notebook)
 
 
 def test_frontend_tools_run_all(jupyter: JupyterServer, notebook: NotebookPage) -> None:
@@ -108,4 +148,6 @@ def test_frontend_tools_run_all(jupyter: JupyterServer, notebook: NotebookPage) 
         assert len(shown) == 1 and "registered" in shown[0], shown
         assert "=>" not in shown[0] and "\n" not in shown[0].strip(), shown
     notebook.shot("frontend-tools")
+    no_errors(notebook)
+    run_all_again(notebook, jupyter, str(dice.get_attribute("data-thread-id")))
     no_errors(notebook)

@@ -281,3 +281,32 @@ async def test_a_pending_client_tool_is_answered_through_the_other_server(
     view = (await two.get("threads/cam")).json()
     assert [m["role"] for m in view["messages"]][-3:] == ["assistant", "tool", "assistant"]
     assert view["pendingToolCallIds"] == [] and not view["busy"]
+
+
+async def test_a_branch_made_on_one_server_is_the_current_branch_on_the_other(clients) -> None:
+    """``parentRunId`` on one server: the other shows the new branch, lists the old one, and
+    continues the new one."""
+    one, two = clients["one"], clients["two"]
+    await one.post("agents/default/run", json=run_input("b1", "r1", "first?"))
+    await two.post("agents/default/run", json=run_input("b1", "r2", "second?"))
+    branched = await one.post(
+        "agents/default/run", json=run_input("b1", "r3", "instead?", parentRunId="r1")
+    )
+    assert sse_events(branched.text)[0]["parentRunId"] == "r1"
+    view = (await two.get("threads/b1")).json()
+    assert [m["content"] for m in view["messages"] if m["role"] == "user"] == [
+        "first?",
+        "instead?",
+    ]
+    assert {b["runId"]: b["current"] for b in view["branches"]} == {"r2": False, "r3": True}
+    old = (await two.get("threads/b1", params={"run": "r2"})).json()
+    assert [m["content"] for m in old["messages"] if m["role"] == "user"] == ["first?", "second?"]
+    # Two goes on from the current branch's end.
+    await two.post("agents/default/run", json=run_input("b1", "r4", "and then?"))
+    now = (await one.get("threads/b1")).json()
+    assert [m["content"] for m in now["messages"] if m["role"] == "user"] == [
+        "first?",
+        "instead?",
+        "and then?",
+    ]
+    assert now["messages"][-1]["content"] == "Two's second answer."
