@@ -33,6 +33,25 @@ def test_ask_returns_the_final_text_and_keeps_the_thread(config: Path) -> None:
     assert [len(call) for call in model.received] == [1, 3]  # the second call saw the history
 
 
+def test_a_session_appends_unless_asked_to_branch(tmp_path: Path) -> None:
+    """A session's turns append (a script's conversation); ``parent_run_id`` branches from a
+    run it names, and the thread's own id from the start."""
+    path = tmp_path / ".gsloth.config.json"
+    path.write_text(json.dumps({"llm": {"type": "fake", "responses": ["A.", "B.", "C.", "D."]}}))
+    session = Session(path)
+    first = session.ask("one")
+    session.ask("two")
+    assert first.run_id.startswith("session-run-")
+    assert session.ask("three", parent_run_id=first.run_id) == "C."
+    assert session.ask("four", parent_run_id=session.thread_id) == "D."
+    received = [[m.content for m in call] for call in session.registry.model.received]
+    assert received[2] == ["one", "A.", "three"]  # the second turn left behind
+    assert received[3] == ["four"]  # from the thread's start
+    with pytest.raises(ProtocolError) as refused:
+        session.ask("five", parent_run_id="no-such-run")
+    assert refused.value.code == "parent_run_not_found"
+
+
 def test_an_answer_shown_as_markdown_carries_no_live_html() -> None:
     """JupyterLab renders a fresh output's raw HTML: the model's answer as a cell's value must
     not become an element that runs script or loads anything."""

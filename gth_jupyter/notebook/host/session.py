@@ -52,7 +52,8 @@ DEFAULT_WAIT_S = 600.0
 
 class Answer(str):
     """The agent's final text: a plain ``str`` that, as a cell's value, renders as the Markdown
-    it is (``print`` still shows the raw text).
+    it is (``print`` still shows the raw text). ``run_id`` is the run that answered (a later
+    ``ask(..., parent_run_id=answer.run_id)`` branches from it).
 
     The Markdown shown is the model's made safe (``copy/markdown.py``): JupyterLab renders a fresh
     output's raw HTML, so ``<img src=x onerror=…>`` in an answer would run in the page."""
@@ -61,6 +62,8 @@ class Answer(str):
         from ...copy.markdown import markdown_to_markdown
 
         return markdown_to_markdown(str(self))
+
+    run_id: str = ""
 
 
 class Session:
@@ -128,10 +131,19 @@ class Session:
         return str(self.registry.info()["model"])
 
     async def aask(
-        self, prompt: str, *, stream: TextIO | None = None, wait: float | None = None
+        self,
+        prompt: str,
+        *,
+        stream: TextIO | None = None,
+        wait: float | None = None,
+        parent_run_id: str | None = None,
     ) -> Answer:
         """Sends ``prompt`` and returns the agent's final text (printed as it arrives if
         ``stream`` is given). Runs that stop on a client tool return the text so far.
+
+        A session's turns append to its thread (it is a script's conversation, not a cell's),
+        unless ``parent_run_id`` names the run to branch from (an ``Answer.run_id``; the
+        thread's id for its start): see docs/http-contract.md, Branches.
 
         In a notebook, like a ``%gth`` cell, a session takes its turn after the cells the kernel
         ran before it on its thread and waits out a run in progress, for up to ``wait`` seconds
@@ -142,9 +154,11 @@ class Session:
         if not self._finalizer.alive:
             raise RuntimeError("This session is closed.")
         runtime = await runtime_of(self.registry, self.agent)
+        run_id = f"session-run-{uuid.uuid4().hex[:12]}"
         request = agui.RunAgentInput(
             thread_id=self.thread_id,
-            run_id=f"session-run-{uuid.uuid4().hex[:12]}",
+            run_id=run_id,
+            parent_run_id=parent_run_id,
             messages=[agui.UserMessage(id=f"session-msg-{uuid.uuid4().hex}", content=prompt)],
             tools=[],
             context=[],
@@ -166,9 +180,18 @@ class Session:
 
         retry = await self._in_turn(runtime, wait)
         await self._runs.start(runtime, request, take, kernel=in_kernel_access(), retry=retry)
-        return Answer("".join(parts))
+        answer = Answer("".join(parts))
+        answer.run_id = run_id
+        return answer
 
-    def ask(self, prompt: str, *, stream: bool = False, wait: float | None = None) -> Answer:
+    def ask(
+        self,
+        prompt: str,
+        *,
+        stream: bool = False,
+        wait: float | None = None,
+        parent_run_id: str | None = None,
+    ) -> Answer:
         """Blocking ``aask``; safe to call from a notebook cell."""
         if not self._finalizer.alive:
             raise RuntimeError("This session is closed.")
@@ -176,7 +199,8 @@ class Session:
             self._loops.append(LoopThread())
         out = sys.stdout if stream else None
         with main_thread_waiting():
-            return self._loops[0].run(self.aask(prompt, stream=out, wait=wait))
+            asked = self.aask(prompt, stream=out, wait=wait, parent_run_id=parent_run_id)
+            return self._loops[0].run(asked)
 
     async def _in_turn(self, runtime: Runtime, wait: float) -> Retry:
         """Waits until the kernel's earlier ``%gth`` turn on the thread is done
