@@ -480,7 +480,9 @@ def test_turn_deadline_ends_the_cell_inside_running_code_and_keeps_the_turn(
     assert "no answer within 5 s (jupyter.headlessTimeoutSeconds)" in copy
     assert "still running when the turn ended" in copy and "it was interrupted" in copy
     errors = [o for o in cell["outputs"] if o["output_type"] == "error"]
-    assert errors and "did not finish" in errors[0]["evalue"]
+    # What the cell kept, for the rare run where its error is missing (two workers, loaded).
+    kept = [(o["output_type"], o.get("text", o.get("evalue", ""))) for o in cell["outputs"]]
+    assert errors and "did not finish" in errors[0]["evalue"], kept
     assert printed.strip() == "next cell"
 
 
