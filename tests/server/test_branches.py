@@ -184,6 +184,9 @@ async def test_running_a_cell_again_replaces_its_turn_and_run_all_keeps_one_cont
     third = await view(turn="turn-9")
     assert third["currentBranch"] is False
     assert [m["content"] for m in third["messages"] if m["role"] == "user"] == ["Cell 3?"]
+    # Its saved copy says so too.
+    copy = (await view(turn="turn-9", copy="1"))["copy"]
+    assert "From an earlier run" in copy["text/plain"] and "Answer 9." in copy["text/plain"]
     assert (await view(turn="turn-edit"))["currentBranch"] is True
 
 
