@@ -24,7 +24,7 @@ export const A2UI_TOOL = "show_a2ui_surface";
  */
 
 /** Said when a run starts from before this cell's earlier turn (the cell ran again). */
-export const REPLACED_TEXT = "Replaced this cell's earlier turn: the agent goes on from the conversation before it.";
+export const REPLACED_TEXT = "Replaced this cell's earlier turn (an approval or a browser tool it waited on is cancelled): the agent goes on from the conversation before it.";
 /** Said over a turn no longer in the conversation (a cell above it ran again since). */
 export const EARLIER_RUN_TEXT = "From an earlier run: a cell above ran again since, so the agent no longer sees this turn. Run this cell again to bring it back.";
 
