@@ -83,6 +83,26 @@ async def test_the_thread_index_contract(index: ThreadIndex) -> None:
     assert await index.list("nobody") == []
 
 
+async def test_the_run_index_keeps_each_run_once_in_order(index: ThreadIndex) -> None:
+    """The runs of a thread with the run each started from (issue 18's branches)."""
+    from gth_jupyter.store import RunRecord
+
+    assert list(await index.runs("a")) == []
+    await index.add_run(
+        "a", RunRecord("r1", "", "turn-1", "cell-1", "2026-12-07T10:00:00.000+00:00")
+    )
+    await index.add_run("a", RunRecord("r2", "r1", "turn-2", "", "2026-12-07T10:00:01.000+00:00"))
+    await index.add_run("a", RunRecord("r1", "other", "x", "y", "2026-12-07T10:00:02.000+00:00"))
+    await index.add_run("b", RunRecord("r1", "", "", "", "2026-12-07T10:00:03.000+00:00"))
+    runs = list(await index.runs("a"))
+    assert [(r.run_id, r.parent_run_id, r.turn_id, r.cell_id) for r in runs] == [
+        ("r1", "", "turn-1", "cell-1"),  # a run recorded again keeps its first record
+        ("r2", "r1", "turn-2", ""),
+    ]
+    assert all(r.created_at for r in runs)
+    assert [r.run_id for r in await index.runs("b")] == ["r1"]
+
+
 async def test_a_whole_thread_round_trips_with_only_allowed_types(
     pg_url: str, tmp_path: Path
 ) -> None:
