@@ -11,15 +11,8 @@ import { mount } from "../src/app/mount.js";
 import { EARLIER_RUN_TEXT, REPLACED_TEXT } from "../src/transcript.js";
 import { makeDom } from "../test-support/dom.mjs";
 import { fakeModel } from "../test-support/model.mjs";
+import { until } from "../test-support/mount.mjs";
 import { sse, started, finished, text } from "../test-support/sse.mjs";
-
-const until = async (cond, what = "condition") => {
-  for (let i = 0; i < 500; i++) {
-    if (cond()) return;
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-};
 
 test("the cell id goes with a cell's own turn only", () => {
   assert.deepEqual(forwardedProps({ turnId: "turn-1", kernelId: "", detach: false, cellId: "c-1" }), { gth: { turnId: "turn-1", cellId: "c-1" } });

@@ -130,6 +130,19 @@ async def test_an_unknown_parent_run_is_409_and_changes_nothing(
     assert json.loads(missing.value.response.body)["code"] == "run_not_found"
 
 
+@pytest.mark.parametrize("parent", ["", "   ", "x" * 513, 7, ["r1"]])
+async def test_a_malformed_parent_run_is_422_and_changes_nothing(
+    post: Post, view: Any, jp_fetch: Any, parent: Any
+) -> None:
+    await post("r1", "Hello?")
+    body = json.dumps(run_input("b", "r2", "Again?", parentRunId=parent))
+    with pytest.raises(HTTPClientError) as refused:
+        await jp_fetch("gth", "agents", "default", "run", method="POST", body=body)
+    assert refused.value.code == 422
+    assert json.loads(refused.value.response.body)["code"] == "invalid_input"
+    assert texts(await view()) == ["Hello?", "Answer 1."]
+
+
 @STORES
 async def test_the_threads_own_id_branches_from_its_start(
     post: Post, view: Any, record: Path
