@@ -226,6 +226,8 @@ class AgentRegistry:
                         busy_threads=self._busy,
                         leases=self.store.leases,
                         threads=self.store.threads,
+                        pricer=parts.pricer,
+                        model_name=(parts.provider, parts.model_name or ""),
                     )
                     built = self._runtimes[user] = (generations, runtime)
         return built[1]

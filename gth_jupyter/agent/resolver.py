@@ -10,7 +10,7 @@ named middleware (see :mod:`gth_jupyter.middleware.registry`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from ..tools.registry import (
     unique,
     workspace_for,
 )
+from .pricing import Pricer
 
 __all__ = ["NO_APPROVALS", "AgentParts", "llm_settings", "resolve_agent", "resolve_tools"]
 
@@ -52,6 +53,8 @@ class AgentParts:
     provider: str
     model_name: str | None
     offline: bool
+    #: What the run's tokens cost (the configuration's ``pricing``, then the price list).
+    pricer: Pricer = field(default_factory=Pricer)
 
 
 def llm_settings(effective: EffectiveConfig) -> dict[str, Any] | None:
@@ -147,4 +150,5 @@ def resolve_agent(
         provider=described.provider,
         model_name=described.model,
         offline=described.offline,
+        pricer=Pricer(effective.pricing),
     )

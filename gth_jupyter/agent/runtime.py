@@ -43,9 +43,11 @@ from ..contract.run import (
     ToolResultMessage,
 )
 from ..contract.shared_state import REPLACE_STATE, STATE_KEY
+from ..contract.usage import UsageAccount
 from ..store.base import RunLease, RunLeases, RunRecord, ThreadIndex
 from ..store.local import LocalLeases, MemoryThreads, utc_now
 from .graph import AgentGraph, GraphCache, ToolLike, tool_like_name
+from .pricing import Pricer, cost_json
 from .stream import StreamTranslator
 
 __all__ = ["STREAM_MODES", "Runtime", "ThreadClaim", "pending_of"]
@@ -93,8 +95,14 @@ class Runtime:
         busy_threads: dict[str, str] | None = None,
         leases: RunLeases | None = None,
         threads: ThreadIndex | None = None,
+        pricer: Pricer | None = None,
+        model_name: tuple[str, str] = ("", ""),
     ) -> None:
         self.model = model
+        #: What a run's tokens cost (see ``pricing.py``).
+        self.pricer = pricer if pricer is not None else Pricer()
+        #: ``(llm.type, model)`` as configured: what a reply that does not say was.
+        self.model_name = model_name
         self.tools = list(tools)
         self.checkpointer = checkpointer
         self.recursion_limit = recursion_limit
@@ -179,6 +187,11 @@ class Runtime:
             checkpoint_id=str(configurable.get("checkpoint_id") or ""),
         )
 
+    def cost(self, account: UsageAccount) -> dict[str, Any] | None:
+        """What ``account``'s tokens cost, as ``{"usd", "source"}`` (``usd`` ``None``: a model
+        with no known price); ``None`` for an empty account."""
+        return cost_json(self.pricer.cost(account))
+
     async def run_end(self, thread_id: str, run_id: str) -> str | None:
         """The checkpoint run ``run_id`` ended on (the last it wrote), or ``None``."""
         config = self._config(thread_id)
@@ -261,7 +274,7 @@ class Runtime:
         state = sent if sent is not None else (dict(before.state) if before.state else None)
         context = RunContext(list(plan.context), list(plan.queued), answering, plan.kernel)
         translator = StreamTranslator(
-            state, before.messages, call_order(before.messages, answering)
+            state, before.messages, call_order(before.messages, answering), self.model_name
         )
         for item in translator.state_items():
             yield item

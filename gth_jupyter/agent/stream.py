@@ -40,6 +40,7 @@ from ..contract.messages import public_message_id, tool_content_text
 from ..contract.run import AssistantMessageStart, StreamItem, ToolResultMessage
 from ..contract.shared_state import STATE_KEY, StateDelta, StateSnapshot, json_patch, merge_state
 from ..contract.surfaces import SURFACE_TOOL, SurfaceTracker
+from ..contract.usage import model_call_of
 
 # Copied, with its delta replaced, for every plain text token (see ``token``).
 _TEXT = TextEvent(delta="")
@@ -53,6 +54,7 @@ class StreamTranslator:
         state: dict[str, Any] | None = None,
         history: Sequence[BaseMessage] = (),
         answering: Sequence[str] = (),
+        model: tuple[str, str] = ("", ""),
     ) -> None:
         self.interrupts: list[Interrupt] = []
         self._message_id: str | None = None
@@ -70,6 +72,10 @@ class StreamTranslator:
         # whatever order their tasks end, and go out in this one (the thread's), see ``_held``.
         self._answer_order = list(answering)
         self._held: dict[str, ToolMessage] = {}
+        # Assistant messages whose usage was reported (a node may hand one on again).
+        self._counted: set[str] = set()
+        # (provider, model) as configured, for the usage of replies that do not name them.
+        self._model = model
 
     def state_items(self) -> Iterator[StreamItem]:
         """A ``StateSnapshot`` of the current state, when this run uses state."""
@@ -213,8 +219,16 @@ class StreamTranslator:
                 yield from self._on_tool_message(message)
 
     def _on_update(self, update: Any) -> Iterator[StreamItem]:
-        """State changes in one node's update (a dict, or a list of them from parallel tools)."""
+        """State changes in one node's update (a dict, or a list of them from parallel tools),
+        and the usage of the model call that wrote an assistant message (once per message)."""
         for part in update if isinstance(update, (list, tuple)) else (update,):
+            messages = part.get("messages") if isinstance(part, dict) else None
+            if isinstance(messages, list):
+                for message in messages:
+                    call = model_call_of(message, *self._model)
+                    if call is not None and call.message_id not in self._counted:
+                        self._counted.add(call.message_id)
+                        yield call
             if isinstance(part, dict) and STATE_KEY in part:
                 old = self.state or {}
                 new = merge_state(old, part[STATE_KEY])

@@ -9,8 +9,9 @@ verifiers refuse are rewritten; text, reasoning and tool call events pass untouc
 token fast path in ``run.py`` never reaches this module):
 
 - ``RUN_STARTED`` loses ``protocolVersion``;
-- ``RUN_FINISHED`` loses ``outcome`` (0.0.59 refuses ``pendingToolCallIds`` in a success
-  outcome, and older clients know no outcome at all). A suspended client tool is signalled as
+- ``RUN_FINISHED`` loses ``outcome`` and ``usage``, ``RUN_ERROR`` its ``usage`` (0.0.59
+  refuses ``pendingToolCallIds`` in a success outcome, older clients know no outcome at all,
+  and no 0.x client knows usage). A suspended client tool is signalled as
   Gaunt Sloth does: its ``TOOL_CALL_START/ARGS/END`` with no result, then ``RUN_FINISHED``; the
   client answers with a trailing ``tool`` message on its next run;
 - an interrupt that is not a client tool (an approval) ends the run the way the official
@@ -27,7 +28,14 @@ from collections.abc import Iterator
 from typing import Any, Literal, get_args
 
 import ag_ui.core as agui
-from ag_ui.core import BaseEvent, CustomEvent, EventType, RunFinishedEvent, RunStartedEvent
+from ag_ui.core import (
+    BaseEvent,
+    CustomEvent,
+    EventType,
+    RunErrorEvent,
+    RunFinishedEvent,
+    RunStartedEvent,
+)
 
 from ..contract.pending import CLIENT_TOOL_REASON
 
@@ -79,6 +87,9 @@ def legacy_events(event: BaseEvent) -> Iterator[BaseEvent]:
                     continue  # a client tool: its TOOL_CALL_START/ARGS/END say it all
                 yield CustomEvent(name=INTERRUPT_EVENT, value=_interrupt_value(interrupt))
         yield RunFinishedEvent(thread_id=event.thread_id, run_id=event.run_id, result=event.result)
+    elif kind is EventType.RUN_ERROR and isinstance(event, RunErrorEvent):
+        # 0.x knows no usage (nor event metadata): the error alone.
+        yield RunErrorEvent(message=event.message, code=event.code)
     else:
         yield event
 

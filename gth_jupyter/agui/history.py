@@ -24,11 +24,13 @@ from ..agent.runtime import Runtime
 from ..contract.errors import ThreadRunNotFoundError
 from ..contract.messages import public_message_id, tool_content_text
 from ..contract.names import IMAGES_FOR, INJECTED_MARK, PHOTO_PLACEHOLDER
+from ..contract.run import ThreadState
 from ..contract.surfaces import thread_activities
+from ..contract.usage import UsageAccount, usage_of_messages
 from ..store.base import RunRecord
 from .mapping import to_interrupt
 
-__all__ = ["branches", "thread_view", "to_agui_messages"]
+__all__ = ["branches", "spent", "thread_view", "to_agui_messages"]
 
 
 def _text(content: Any) -> str:
@@ -171,6 +173,26 @@ def branches(records: list[RunRecord], current: str) -> list[dict[str, Any]]:
     ]
 
 
+def _usage(runtime: Runtime, account: UsageAccount) -> dict[str, Any]:
+    """``usage`` (AG-UI ``TokenUsage`` objects, one per provider and model) and ``cost``."""
+    return {"usage": account.entries(), "cost": runtime.cost(account)}
+
+
+async def spent(
+    runtime: Runtime, thread_id: str, records: list[RunRecord], latest: ThreadState
+) -> UsageAccount:
+    """What the thread spent: every model call on every branch, each once (the branches share
+    the messages before they part)."""
+    messages = list(latest.messages)
+    for tip in branches(records, latest.run_id):
+        if tip["current"]:
+            continue
+        checkpoint = await runtime.run_end(thread_id, tip["runId"])
+        if checkpoint is not None and checkpoint != latest.checkpoint_id:
+            messages += (await runtime.thread_state(thread_id, checkpoint)).messages
+    return usage_of_messages(messages)
+
+
 async def thread_view(
     runtime: Runtime,
     thread_id: str,
@@ -185,9 +207,15 @@ async def thread_view(
     default the same; they differ for a user whose ids are scoped, see ``owners``).
 
     With ``turn``, only that turn's messages (and the interrupts it waits on) are given: a
-    ``%gth`` cell shows its own turn. ``turns`` lists every widget turn in order, each ``done``
-    unless it is the thread's last turn and a run is in flight or an interrupt waits. ``state``
-    is the thread's shared state, when it has one.
+    ``%gth`` cell shows its own turn. ``turns`` lists every turn in order, each ``done``
+    unless it is the thread's last turn and a run is in flight or an interrupt waits, named by
+    the turn id its client sent (``turnId``; ``null`` when none was) and the run that started it
+    (``runId``), with its first message's id (``messageId``) and the ``usage`` and ``cost`` of
+    its model calls. ``state`` is the thread's
+    shared state, when it has one.
+
+    Usage: the view's own ``usage`` and ``cost`` are what the thread spent, on every branch;
+    each turn's are its own (on the branch shown).
 
     Branches: the messages are the thread's current branch (where its latest checkpoint is),
     and ``branches`` lists every branch. With ``run``, the thread as that run left it (an
@@ -232,12 +260,16 @@ async def thread_view(
                 "turnId": t.turn_id,
                 "done": not current or t is not last or not (busy or state.pending),
                 **({"cellId": t.cell_id} if t.cell_id else {}),
+                **({"runId": t.run_id} if t.run_id else {}),
+                "messageId": public_message_id(t.messages[0].id) or "",
+                **_usage(runtime, usage_of_messages(t.messages)),
             }
             for t in turns
-            if t.turn_id is not None
+            if t.turn_id is not None or t.run_id is not None
         ],
         "currentBranch": current,
         "branches": branches(records, latest.run_id),
+        **_usage(runtime, await spent(runtime, thread_id, records, latest)),
     }
     if running:
         # The run in flight, for a client to re-attach to (GET gth/runs/{id}/events).

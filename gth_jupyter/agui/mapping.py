@@ -10,7 +10,7 @@ everything open is closed before ``RUN_FINISHED``, a suspended client tool call 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from uuid import uuid4
 
@@ -45,6 +45,7 @@ from ..contract.pending import CLIENT_TOOL_REASON, PendingInterrupt
 from ..contract.run import AssistantMessageStart, RunEnd, StreamItem, ToolResultMessage
 from ..contract.shared_state import StateDelta, StateSnapshot
 from ..contract.surfaces import ActivityDelta, ActivitySnapshot
+from ..contract.usage import ModelCall, UsageAccount
 
 PROTOCOL_VERSION = "1.0"
 TOOL_OUTPUT_EVENT = "gth.tool_output"
@@ -104,6 +105,7 @@ class EventMapper:
         run_id: str,
         client_answered: set[str] | None = None,
         parent_run_id: str | None = None,
+        price: Callable[[UsageAccount], Any] | None = None,
     ):
         self.thread_id = thread_id
         self.run_id = run_id
@@ -118,6 +120,9 @@ class EventMapper:
         self._open_calls: set[str] = set()
         self._result_message_id: str | None = None
         self.finished = False
+        #: The run's model calls, summed (``RUN_FINISHED.usage`` / ``RUN_ERROR.usage``).
+        self.usage = UsageAccount()
+        self._price = price
 
     def start(self) -> RunStartedEvent:
         return RunStartedEvent(
@@ -197,6 +202,8 @@ class EventMapper:
             if item.is_notice:
                 value["isNotice"] = True
             yield CustomEvent(name=TOOL_OUTPUT_EVENT, value=value)
+        elif isinstance(item, ModelCall):
+            self.usage.add(item)
         elif isinstance(item, StateSnapshot):
             # The closing snapshot follows the end of the message it came after.
             yield from self._close_text()
@@ -256,10 +263,27 @@ class EventMapper:
         else:
             calls = [p.tool_call_id for p in end.pending if p.tool_call_id]
             outcome = agui.RunFinishedSuccessOutcome(pending_tool_call_ids=calls or None)
-        yield RunFinishedEvent(thread_id=self.thread_id, run_id=self.run_id, outcome=outcome)
+        usage, metadata = self._usage()
+        yield RunFinishedEvent(
+            thread_id=self.thread_id,
+            run_id=self.run_id,
+            outcome=outcome,
+            usage=usage,
+            metadata=metadata,
+        )
 
     def fail(self, exc: BaseException) -> Iterator[BaseEvent]:
         yield from self.close_all()
         self.finished = True
         message = str(exc) or type(exc).__name__
-        yield RunErrorEvent(message=message, code=error_code(exc))
+        usage, metadata = self._usage()
+        yield RunErrorEvent(message=message, code=error_code(exc), usage=usage, metadata=metadata)
+
+    def _usage(self) -> tuple[list[agui.TokenUsage] | None, dict[str, Any] | None]:
+        """The run's ``usage`` and ``metadata.gth.cost`` (both ``None`` when no model call
+        reported usage)."""
+        if not self.usage:
+            return None, None
+        entries = [agui.TokenUsage.model_validate(e) for e in self.usage.entries()]
+        cost = self._price(self.usage) if self._price is not None else None
+        return entries, ({"gth": {"cost": cost}} if cost is not None else None)

@@ -27,7 +27,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 from ..contract.errors import InterruptMismatchError, InterruptPendingError
 from ..contract.kernel import KernelAccess
 from ..contract.messages import public_message_id
-from ..contract.names import CELL_KEY, TURN_KEY
+from ..contract.names import CELL_KEY, RUN_META_KEY, TURN_KEY
 from ..contract.resume import (
     ToolResult,
     forwarded_command,
@@ -82,6 +82,15 @@ def decide_plan(
                 if cell is not None:
                     message.additional_kwargs[CELL_KEY] = cell
     return decision
+
+
+def tag_run(plan: RunPlan, run_id: str) -> None:
+    """Tags the user messages ``plan`` adds with its run, which names their turn in the thread
+    view (and its usage) when the client sent no turn id."""
+    if run_id:
+        for message in (*plan.messages, *plan.queued):
+            if isinstance(message, HumanMessage):
+                message.additional_kwargs.setdefault(RUN_META_KEY, run_id)
 
 
 def _decide(

@@ -35,7 +35,7 @@ from . import errors
 from .dialect import Dialect, dialect_of, legacy_events
 from .mapping import EventMapper
 from .owners import Requester, admit_thread
-from .plan import Decision, decide_plan
+from .plan import Decision, decide_plan, tag_run
 from .request import RunRequest, read_request
 
 __all__ = ["RuntimeSource", "ThreadRun", "runtime_of"]
@@ -187,6 +187,7 @@ class ThreadRun:
                 raise errors.from_agent_error(exc) from None
             plan = decision.plan
             plan.run_id, plan.turn_id = given.run_id, self.request.turn or ""
+            tag_run(plan, given.run_id)
             plan.cell_id = self.request.cell or ""
             if branch is not None:
                 self.parent_run_id, plan.branch_from = branch
@@ -201,7 +202,11 @@ class ThreadRun:
                         yield item
                 return
             mapper = EventMapper(
-                given.thread_id, given.run_id, decision.client_answered, self.parent_run_id
+                given.thread_id,
+                given.run_id,
+                decision.client_answered,
+                self.parent_run_id,
+                price=runtime.cost,
             )
             map_item = mapper.map
             adapt = legacy_events if self.dialect == "0.x" else None
@@ -239,6 +244,10 @@ class ThreadRun:
             except Exception as exc:
                 log.exception("Run %s on thread %s failed", given.run_id, given.thread_id)
                 for event in mapper.fail(exc):
-                    yield event
+                    if adapt is None:
+                        yield event
+                    else:
+                        for out in adapt(event):
+                            yield out
         finally:
             claim.release()  # however the run ended: the one place a run lets its thread go

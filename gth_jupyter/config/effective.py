@@ -23,6 +23,7 @@ from gth_jupyter.config.schema import (
     FilesystemSetting,
     LlmConfig,
     McpServerConfig,
+    PricingConfig,
 )
 
 __all__ = [
@@ -103,6 +104,7 @@ class EffectiveConfig(BaseModel):
     #: ``None``: not configured (no ``gth_read_binary``, no binary injection).
     binary_formats: list[BinaryFormatConfig] | None = None
     pass_env: list[str] = []
+    pricing: PricingConfig = {}
     live: LiveObjects = Field(default_factory=LiveObjects, exclude=True)
 
 

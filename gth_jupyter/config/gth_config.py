@@ -55,6 +55,7 @@ from gth_jupyter.config.schema import (
     LlmConfig,
     MiddlewareEntry,
     Overridable,
+    PricingConfig,
 )
 
 __all__ = ["GthConfig", "resolve"]
@@ -91,6 +92,10 @@ class GthConfig(Overridable):
     #: ``jupyter``: what ``%gth`` cells save (``savePhotos``) and how long a cell run without a
     #: front end waits (``headlessTimeoutSeconds``); root only.
     jupyter: JupyterConfig = Field(default_factory=JupyterConfig)
+    #: ``pricing``: prices for models the installed price list lacks or a contract changes,
+    #: keyed as ``llm`` names them (``{"anthropic": {"claude-…": {"inputPerMTok": 3.0, …}}}``);
+    #: root only.
+    pricing: PricingConfig = {}
     # Not part of the file: live objects from a .gsloth.config.py (a chat model, tools,
     # middleware instances), referenced from the data by markers (see live.py).
     _sources: list[Path] = PrivateAttr(default_factory=list)
@@ -143,6 +148,7 @@ def resolve(config: GthConfig, command: str) -> EffectiveConfig:
         a2a_agents=dict(_first(block.a2a_agents, config.a2a_agents) or {}),
         binary_formats=_binary_formats(_first(block.binary_formats, config.binary_formats)),
         pass_env=list(_first(block.pass_env, config.pass_env) or []),
+        pricing=config.pricing,
         live=config.live,
     )
 

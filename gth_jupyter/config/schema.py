@@ -241,6 +241,29 @@ class JupyterConfig(_Model):
     headless_timeout_seconds: float = Field(default=600.0, gt=0, allow_inf_nan=False, strict=True)
 
 
+class ModelPrice(BaseModel):
+    """``pricing.<llm type>.<model>``: US dollars per million tokens, for a model the installed
+    price list does not know, or one a contract prices differently. Strict: a price is money, so
+    a typo is an error, not an extra key. ``cachedInputPerMTok`` / ``cacheWriteInputPerMTok``
+    default to ``inputPerMTok``."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+    input_per_mtok: float = Field(alias="inputPerMTok", ge=0, allow_inf_nan=False, strict=True)
+    output_per_mtok: float = Field(alias="outputPerMTok", ge=0, allow_inf_nan=False, strict=True)
+    cached_input_per_mtok: float | None = Field(
+        default=None, alias="cachedInputPerMTok", ge=0, allow_inf_nan=False, strict=True
+    )
+    cache_write_input_per_mtok: float | None = Field(
+        default=None, alias="cacheWriteInputPerMTok", ge=0, allow_inf_nan=False, strict=True
+    )
+
+
+#: ``pricing``: ``{llm type: {model name: price}}`` (root only).
+_Name = Annotated[str, Field(min_length=1)]
+PricingConfig = dict[_Name, dict[_Name, ModelPrice]]
+
+
 class McpServerConfig(_Model):
     """``mcpServers.<key>``: an MCP server whose tools the agent gets as ``mcp__<key>__<tool>``.
 

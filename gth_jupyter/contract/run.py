@@ -19,11 +19,12 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from .events import AgentStreamEvent
 from .kernel import KernelAccess
 from .messages import starts_turn
-from .names import CELL_KEY, TURN_KEY
+from .names import CELL_KEY, RUN_META_KEY, TURN_KEY
 from .pending import PendingInterrupt
 from .resume import Resume
 from .shared_state import StateDelta, StateSnapshot
 from .surfaces import ActivityDelta, ActivitySnapshot
+from .usage import ModelCall
 
 __all__ = [
     "EMPTY_SCHEMA",
@@ -59,8 +60,8 @@ class ToolResultMessage:
     tool_call_id: str
 
 
-#: What a run streams: the renderer contract, two markers carrying checkpoint ids, and the
-#: shared state and activity items.
+#: What a run streams: the renderer contract, two markers carrying checkpoint ids, the
+#: shared state and activity items, and each model call's usage.
 StreamItem = (
     AgentStreamEvent
     | AssistantMessageStart
@@ -69,6 +70,7 @@ StreamItem = (
     | StateDelta
     | ActivitySnapshot
     | ActivityDelta
+    | ModelCall
 )
 
 
@@ -116,10 +118,12 @@ class ThreadState:
                     turns.append(current)
                 tag = message.additional_kwargs.get(TURN_KEY)
                 cell = message.additional_kwargs.get(CELL_KEY)
+                run = message.additional_kwargs.get(RUN_META_KEY)
                 current = Turn(
                     tag if isinstance(tag, str) else None,
                     [],
                     cell if isinstance(cell, str) and cell else None,
+                    run if isinstance(run, str) and run else None,
                 )
             current.messages.append(message)
         if current.messages:
@@ -150,6 +154,8 @@ class Turn:
     messages: list[BaseMessage]
     #: The notebook cell it ran for, when its client said (``forwardedProps.gth.cellId``).
     cell_id: str | None = None
+    #: The run that started it (what names a turn whose client sent no turn id).
+    run_id: str | None = None
 
 
 @dataclass

@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..contract.pending import APPROVAL_REASON
+from ..contract.usage import sum_accounts, usage_text
 from ._blocks import Answer, Block, Card, Image, Line, Note, Prompt, as_list, cut
 from ._surfaces import surface_line
 from ._tools import ToolCall, tool_card
@@ -248,24 +249,52 @@ def render_static_copy(
     save_photos: bool = False,
     max_bytes: int = MAX_CELL_BYTES,
     notes: Sequence[str] = (),
+    thread_total: bool = False,
 ) -> dict[str, str]:
     """The static copy of a turn: ``{"text/html", "text/markdown", "text/plain"}``.
 
-    ``view`` is what :func:`gth_jupyter.agui.thread_view` returns (or several merged): only its
-    ``messages`` and ``interrupts`` are read. ``prompt`` is shown first when the view holds no
-    person's message yet; ``notes`` are lines shown last (a headless run's refusal, say)."""
+    ``view`` is what :func:`gth_jupyter.agui.thread_view` returns (or several merged): its
+    ``messages`` and ``interrupts``, and the ``usage`` of its ``turns`` whose messages it holds
+    (the copy ends with what they cost). ``prompt`` is shown first when the view holds no
+    person's message yet; ``notes`` are lines shown last (a headless run's refusal, say);
+    ``thread_total`` adds what the whole conversation has cost so far."""
     blocks, answers = _blocks(view, prompt, save_photos)
     blocks.extend(Note(str(n)) for n in notes if str(n).strip())
     plain = "\n\n".join(answers).strip()
     if not plain:
         used = [b.name for b in blocks if isinstance(b, Card)]
         plain = f"The agent used {', '.join(used)}." if used else "The agent gave no answer."
+    accounts = usage_lines(view, thread_total=thread_total)
+    blocks.extend(Line(line, cls="gth-copy-usage") for line in accounts)
+    # text/plain stays the answer (what a reader of plain text wants); the cost is in the rest.
     plain = "\n\n".join([cut(plain, ANSWER_CHARS), *(str(n) for n in notes if str(n).strip())])
     _fit_images(blocks, plain, max_bytes)
     data = _write(blocks, plain)
     if _size(data) <= max_bytes:
         return data
     return _cut_copy(plain, max_bytes)
+
+
+def usage_lines(view: Mapping[str, Any], *, thread_total: bool = False) -> list[str]:
+    """What the turns shown cost (``1,204 in · 356 out · $0.0041``), and with ``thread_total``
+    the conversation's total; none without usage (a server before usage was counted)."""
+    shown = {
+        str(m.get("id"))
+        for m in as_list(view.get("messages"))
+        if isinstance(m, dict) and m.get("role") == "user"
+    }
+    # Each turn once (views merged from several reads of one thread list it again).
+    turns = {
+        t["messageId"]: t
+        for t in as_list(view.get("turns"))
+        if isinstance(t, dict) and isinstance(t.get("messageId"), str) and t["messageId"] in shown
+    }.values()
+    usage, cost = sum_accounts((as_list(t.get("usage")), t.get("cost")) for t in turns)
+    lines = [line] if (line := usage_text(usage, cost)) else []
+    total = usage_text(as_list(view.get("usage")), view.get("cost")) if thread_total else ""
+    if total:
+        lines.append(f"This conversation so far: {total}")
+    return lines
 
 
 def served_copy(

@@ -21,6 +21,7 @@ from typing import Any
 from uuid import uuid4
 
 from langchain_core.messages import AIMessageChunk
+from langchain_core.messages.ai import InputTokenDetails, OutputTokenDetails, UsageMetadata
 from langchain_core.messages.tool import tool_call_chunk
 
 _TOKEN = re.compile(r"\S+\s*|\s+")
@@ -46,6 +47,8 @@ class Reply:
     tool_calls: Sequence[PlannedToolCall] = ()
     error: Exception | None = None
     delay_ms: float | None = None
+    #: The call's token counts as AG-UI names them (``inputTokens``…); ``None``: estimated.
+    usage: Mapping[str, int] | None = None
 
 
 def split_tokens(text: str) -> list[str]:
@@ -70,12 +73,34 @@ def new_tool_call_id(index: int) -> str:
     return f"call_{index}_{secrets.token_hex(4)}"
 
 
-def reply_chunks(reply: Reply, message_id: str) -> Iterator[AIMessageChunk]:
+def usage_metadata(counts: Mapping[str, int]) -> UsageMetadata:
+    """LangChain's ``usage_metadata`` for counts named as AG-UI names them."""
+    inputs, outputs = int(counts.get("inputTokens", 0)), int(counts.get("outputTokens", 0))
+    return UsageMetadata(
+        input_tokens=inputs,
+        output_tokens=outputs,
+        total_tokens=int(counts.get("totalTokens", inputs + outputs)),
+        input_token_details=InputTokenDetails(
+            cache_read=int(counts.get("cachedInputTokens", 0)),
+            cache_creation=int(counts.get("cacheWriteInputTokens", 0)),
+        ),
+        output_token_details=OutputTokenDetails(reasoning=int(counts.get("reasoningTokens", 0))),
+    )
+
+
+def reply_chunks(
+    reply: Reply,
+    message_id: str,
+    usage: UsageMetadata | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> Iterator[AIMessageChunk]:
     """The chunks of ``reply`` in stream order, then an empty chunk marked ``"last"``.
 
     Content-block indices follow Anthropic's layout, so that no two blocks share one: reasoning
     at 0, the text after it, then one index per tool call. When the reply carries an error, the
     stream stops after the text without the closing chunk (the caller raises the error).
+    The closing chunk carries the call's ``usage`` and response ``metadata`` (model name and
+    provider), as providers send them last.
     """
     with_reasoning = bool(reply.reasoning)
     for delta in split_tokens(reply.reasoning or ""):
@@ -102,4 +127,10 @@ def reply_chunks(reply: Reply, message_id: str) -> Iterator[AIMessageChunk]:
             yield AIMessageChunk(content="", tool_call_chunks=[more], id=message_id)
     # A separate closing chunk: on a chunk that also carried tool_call_chunks, "last" would make
     # ``content_blocks`` parse that chunk's partial args as a whole call.
-    yield AIMessageChunk(content=[] if with_reasoning else "", id=message_id, chunk_position="last")
+    yield AIMessageChunk(
+        content=[] if with_reasoning else "",
+        id=message_id,
+        chunk_position="last",
+        usage_metadata=usage,
+        response_metadata=dict(metadata or {}),
+    )

@@ -51,6 +51,19 @@ class FakeToolCall(BaseModel):
     id: str | None = None
 
 
+class FakeUsage(BaseModel):
+    """A scripted call's token counts, named as AG-UI's ``TokenUsage`` names them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    inputTokens: int = Field(default=0, ge=0)  # the wire's names
+    outputTokens: int = Field(default=0, ge=0)
+    totalTokens: int | None = Field(default=None, ge=0)
+    reasoningTokens: int = Field(default=0, ge=0)
+    cachedInputTokens: int = Field(default=0, ge=0)
+    cacheWriteInputTokens: int = Field(default=0, ge=0)
+
+
 class FakeResponse(BaseModel):
     """One scripted model turn; a bare string in the script means ``{"content": string}``."""
 
@@ -61,6 +74,8 @@ class FakeResponse(BaseModel):
     reasoning: str | None = None
     error: str | None = None
     delay_ms: float | None = Field(default=None, alias="delayMs", ge=0)
+    #: The usage this call reports; absent: estimated from what was sent and answered.
+    usage: FakeUsage | None = None
 
 
 def parse_fake_responses(items: object) -> list[FakeResponse]:
@@ -100,6 +115,8 @@ class FakeChatModel(ReplyChatModel):
 
     model_config = ConfigDict(populate_by_name=True, extra="forbid")
     message_id_prefix = "fake"
+    provider_name = "fake"
+    model_label = "scripted"
 
     responses: list[FakeResponse] = Field(default_factory=list)
     token_delay_ms: float = Field(default=0, alias="tokenDelayMs", ge=0)
@@ -185,4 +202,5 @@ def _to_reply(response: FakeResponse) -> Reply:
         tool_calls=[PlannedToolCall(c.name, c.args, c.id) for c in response.tool_calls],
         error=FakeModelError(response.error) if response.error is not None else None,
         delay_ms=response.delay_ms,
+        usage=response.usage.model_dump(exclude_none=True) if response.usage else None,
     )

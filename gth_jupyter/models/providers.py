@@ -170,6 +170,10 @@ def provider_settings(kind: str, llm: Mapping[str, Any]) -> ProviderSettings:
             ignored.append(path)
         elif value is not None:
             kwargs[target] = value
+    # Usage comes on a stream's last chunk only when asked for (OpenAI's
+    # ``stream_options.include_usage``; LM Studio and vLLM follow it): ask, unless configured.
+    if fields is not None and "stream_usage" in fields and "stream_usage" not in kwargs:
+        kwargs["stream_usage"] = True
     for path in ignored:
         _warn(
             f"llm.{path} has no equivalent in {provider.class_path.replace(':', '.')}; "

@@ -467,6 +467,20 @@ def test_run_python_timeout_interrupts_a_sleep_loop_and_the_turn_goes_on(tmp_pat
 
 
 @pytest.mark.timeout(300)
+def test_the_traceback_formatter_is_loaded_before_the_agents_code_runs(tmp_path: Path) -> None:
+    """The cause of a rare failure: an interrupt re-sent while the code's first traceback was
+    being formatted landed inside IPython's first ``import stack_data`` and left it half
+    imported; the cell's own error at the deadline then failed to format and never reached
+    the notebook. Everything that formatting imports is imported before the code runs."""
+    code = "import sys\nprint('formatter loaded:', 'stack_data' in sys.modules)"
+    record = scripted(tmp_path, code, "Checked.", run_timeout_ms=20_000, turn_timeout_s=120)
+    cell, _took, _printed = run_cells(tmp_path, "%gth check")
+    assert "Checked." in shown(cell)["text/plain"]
+    (result,) = tool_results(record)
+    assert "formatter loaded: True" in result["stdout"], result
+
+
+@pytest.mark.timeout(300)
 def test_turn_deadline_ends_the_cell_inside_running_code_and_keeps_the_turn(
     tmp_path: Path,
 ) -> None:

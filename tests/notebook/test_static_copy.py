@@ -960,3 +960,49 @@ def test_the_prompt_shows_until_the_view_has_it_and_notes_come_last() -> None:
     for page in both(copy):
         assert page.seen() == f"You: why? {note}"
     assert copy["text/plain"] == f"The agent gave no answer.\n\n{note}"
+
+
+def test_the_copy_ends_with_what_its_turn_cost() -> None:
+    """Issue 19: the saved copy says what the answer cost; a headless one also the thread's
+    total; text/plain stays the answer."""
+    usage = [
+        {
+            "provider": "anthropic",
+            "model": "claude-x",
+            "inputTokens": 1204,
+            "outputTokens": 356,
+            "cachedInputTokens": 812,
+        }
+    ]
+    view = {
+        "messages": [
+            {"id": "u1", "role": "user", "content": "What is it?"},
+            {"id": "a1", "role": "assistant", "content": "It is **this**."},
+        ],
+        "interrupts": [],
+        "turns": [
+            {
+                "turnId": "c1",
+                "messageId": "u1",
+                "usage": usage,
+                "cost": {"usd": 0.0041, "source": "genai-prices"},
+            },
+            {
+                "turnId": "c2",
+                "messageId": "u2",
+                "usage": usage,
+                "cost": {"usd": None, "source": "unknown"},
+            },
+        ],
+        "usage": usage * 2,
+        "cost": {"usd": None, "source": "unknown"},
+    }
+    line = "1,204 in · 356 out · 812 cached · $0.0041"
+    copy = render_static_copy(view)
+    assert line in copy["text/html"] and "gth-copy-usage" in copy["text/html"]
+    assert line in copy["text/markdown"]
+    assert copy["text/plain"] == "It is **this**."
+    assert "conversation so far" not in copy["text/html"]
+    headless = render_static_copy(view, thread_total=True)
+    total = "This conversation so far: 2,408 in · 712 out · 1,624 cached · cost unknown"
+    assert total in headless["text/html"] and total in headless["text/markdown"]

@@ -1,13 +1,20 @@
-"""Local stand-ins for the OpenAI and Anthropic HTTP APIs, for the real provider packages to call.
+"""Local stand-ins for the OpenAI, Anthropic, Ollama and Gemini HTTP APIs, for the real provider
+packages to call.
 
-:class:`StubServer` listens on 127.0.0.1 in a thread and speaks two wire formats:
+:class:`StubServer` listens on 127.0.0.1 in a thread and speaks four wire formats:
 
 - ``POST /v1/chat/completions`` (OpenAI chat completions): a JSON reply, or with ``"stream": true``
   server-sent ``data: {chunk}`` lines with ``choices[0].delta`` (text, then ``tool_calls`` deltas
-  whose ``arguments`` arrive in pieces), a usage chunk when asked for, and ``data: [DONE]``.
+  whose ``arguments`` arrive in pieces), a usage chunk when asked for (``OPENAI_USAGE``), and
+  ``data: [DONE]``.
 - ``POST /v1/messages`` (Anthropic messages): a JSON reply, or with ``"stream": true`` the events
   ``message_start``, ``content_block_start`` / ``_delta`` / ``_stop`` (``text_delta``, and
   ``input_json_delta`` for ``tool_use``), ``message_delta`` and ``message_stop``.
+
+- ``POST /api/chat`` (Ollama): newline-delimited JSON lines, the last ``done`` with the counts.
+- ``POST /v1beta/models/{model}:streamGenerateContent?alt=sse`` (Gemini, as the google-genai SDK
+  calls it): ``data:`` chunks of ``candidates`` parts, each with the cumulative
+  ``usageMetadata``.
 
 Replies are scripted (:meth:`StubServer.script`) and served in order, whichever format is asked
 for; every request is recorded with its headers and JSON body. With nothing scripted the stub
@@ -17,12 +24,42 @@ answers 500, so an unexpected model call fails the test that made it.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+# What each streamed call reports, as the provider reports it: OpenAI's usage chunk (sent when
+# ``stream_options.include_usage`` asks for it) with cached prompt and reasoning tokens inside
+# its totals; Anthropic's input counts (cache reads and writes beside the uncached input) in
+# ``message_start`` and again, with the output count, in ``message_delta``.
+OPENAI_USAGE: dict[str, Any] = {
+    "prompt_tokens": 1204,
+    "completion_tokens": 356,
+    "total_tokens": 1560,
+    "prompt_tokens_details": {"cached_tokens": 812},
+    "completion_tokens_details": {"reasoning_tokens": 120},
+}
+ANTHROPIC_START_USAGE: dict[str, Any] = {
+    "input_tokens": 300,
+    "cache_read_input_tokens": 812,
+    "cache_creation_input_tokens": 92,
+}
+ANTHROPIC_OUTPUT_TOKENS = 356
+# Ollama's last line: the prompt's and the answer's counts (no cache, no reasoning count).
+OLLAMA_USAGE: dict[str, Any] = {"prompt_eval_count": 640, "eval_count": 75}
+# Gemini's usageMetadata, cumulative on every chunk: thoughts beside the candidates' tokens.
+GEMINI_USAGE: dict[str, Any] = {
+    "promptTokenCount": 900,
+    "candidatesTokenCount": 80,
+    "thoughtsTokenCount": 40,
+    "cachedContentTokenCount": 512,
+    "totalTokenCount": 1020,
+}
+_GEMINI_PATH = re.compile(r"/v1beta/models/([^/:]+):(streamGenerateContent|generateContent)")
 
 
 @dataclass
@@ -87,12 +124,29 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
             body = json.loads(self.rfile.read(length) or b"{}")
             headers = {k.lower(): v for k, v in self.headers.items()}
             path = self.path.split("?")[0]
-            if path not in ("/v1/chat/completions", "/v1/messages"):
+            gemini = _GEMINI_PATH.fullmatch(path)
+            if path not in ("/v1/chat/completions", "/v1/messages", "/api/chat") and not gemini:
                 self._send_json(404, {"error": {"message": f"no route {path}"}})
                 return
             reply = stub._take(Request(path, headers, body))
             if reply is None:
                 self._send_json(500, {"error": {"message": "stub: no scripted reply left"}})
+                return
+            if path == "/api/chat":  # Ollama: newline-delimited JSON, streamed by default
+                lines = _ollama_lines(reply, str(body.get("model", "")))
+                if body.get("stream") is False:
+                    self._send_json(200, list(lines)[-1])
+                else:
+                    data = "".join(json.dumps(line) + "\n" for line in lines)
+                    self._send_stream(data.encode(), "application/x-ndjson")
+                return
+            if gemini:
+                chunks = list(_gemini_chunks(reply, gemini.group(1)))
+                if gemini.group(2) == "generateContent":
+                    self._send_json(200, chunks[-1])
+                else:
+                    frames = "".join(f"data: {json.dumps(c)}\r\n\r\n" for c in chunks)
+                    self._send_stream(frames.encode())
                 return
             openai = path == "/v1/chat/completions"
             model = str(body.get("model", ""))
@@ -118,9 +172,9 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def _send_stream(self, data: bytes) -> None:
+        def _send_stream(self, data: bytes, kind: str = "text/event-stream") -> None:
             self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
@@ -187,7 +241,7 @@ def _openai_chunks(reply: Reply, model: str, usage: bool) -> Iterator[dict[str, 
             "created": 0,
             "model": model,
             "choices": [],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+            "usage": OPENAI_USAGE,
         }
 
 
@@ -211,7 +265,7 @@ def _anthropic_json(reply: Reply, model: str) -> dict[str, Any]:
 
 def _anthropic_events(reply: Reply, model: str) -> Iterator[dict[str, Any]]:
     message = {**_anthropic_json(reply, model), "content": [], "stop_reason": None}
-    message["usage"] = {"input_tokens": 10, "output_tokens": 1}
+    message["usage"] = {**ANTHROPIC_START_USAGE, "output_tokens": 1}
     yield {"type": "message_start", "message": message}
     index = 0
     if reply.text:
@@ -234,6 +288,47 @@ def _anthropic_events(reply: Reply, model: str) -> Iterator[dict[str, Any]]:
     yield {
         "type": "message_delta",
         "delta": {"stop_reason": stop, "stop_sequence": None},
-        "usage": {"output_tokens": 5},
+        # The API repeats the input counts here, and langchain-anthropic reads them here.
+        "usage": {**ANTHROPIC_START_USAGE, "output_tokens": ANTHROPIC_OUTPUT_TOKENS},
     }
     yield {"type": "message_stop"}
+
+
+def _ollama_lines(reply: Reply, model: str) -> Iterator[dict[str, Any]]:
+    """``/api/chat`` as Ollama streams it: one line per text piece, the tool calls whole on
+    a line of their own, then a ``done`` line with the counts."""
+
+    def line(message: dict[str, Any], **more: Any) -> dict[str, Any]:
+        return {"model": model, "created_at": "2026-01-01T00:00:00Z", "message": message, **more}
+
+    for piece in _pieces(reply.text):
+        yield line({"role": "assistant", "content": piece}, done=False)
+    if reply.tool_calls:
+        calls = [{"function": {"name": n, "arguments": a}} for n, a in reply.tool_calls]
+        yield line({"role": "assistant", "content": "", "tool_calls": calls}, done=False)
+    yield line(
+        {"role": "assistant", "content": ""},
+        done=True,
+        done_reason="stop",
+        total_duration=1,
+        **OLLAMA_USAGE,
+    )
+
+
+def _gemini_chunks(reply: Reply, model: str) -> Iterator[dict[str, Any]]:
+    """``streamGenerateContent?alt=sse`` as Gemini sends it: text parts, then function calls,
+    each chunk with the usage so far (the counts grow to ``GEMINI_USAGE``)."""
+    parts: list[dict[str, Any]] = [{"text": piece} for piece in _pieces(reply.text)]
+    parts += [{"functionCall": {"name": n, "args": a}} for n, a in reply.tool_calls]
+    parts = parts or [{"text": ""}]
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        usage = dict(GEMINI_USAGE)
+        if not last:
+            usage["candidatesTokenCount"] = i + 1
+            usage["totalTokenCount"] = usage["promptTokenCount"] + i + 1
+            usage["thoughtsTokenCount"] = GEMINI_USAGE["thoughtsTokenCount"]
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": [part]}, "index": 0}
+        if last:
+            candidate["finishReason"] = "STOP"
+        yield {"candidates": [candidate], "usageMetadata": usage, "modelVersion": model}

@@ -24,6 +24,7 @@ from gth_jupyter.models import resolve_model
 from gth_jupyter.server.standalone import make_app
 from gth_jupyter.store import CheckpointStore
 from tests.helpers import free_port
+from tests.providers.conftest import ENV_KEYS
 from tests.providers.stubs import Reply, StubServer
 from tests.sse import sse_events as parse_sse
 
@@ -32,11 +33,6 @@ pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:Depre
 
 TOKEN = "provider-stub-token-1234"
 AUTH = {"Authorization": f"token {TOKEN}"}
-ENV_KEYS = {
-    "OPENAI_API_KEY": "sk-env-openai-must-not-leak",
-    "ANTHROPIC_API_KEY": "sk-env-anthropic-must-not-leak",
-    "OPEN_ROUTER_API_KEY": "sk-env-openrouter-must-not-leak",
-}
 PHOTO = (  # a 1x1 PNG
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 )
@@ -61,21 +57,6 @@ PROVIDERS: dict[str, Callable[[str], dict[str, Any]]] = {
         "configuration": {"baseURL": url},
     },
 }
-
-
-@pytest.fixture(autouse=True)
-def other_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every provider's own variable is set, so a key sent to the stub by mistake would show."""
-    for name, value in ENV_KEYS.items():
-        monkeypatch.setenv(name, value)
-    for name in ("OPENAI_API_BASE", "OPENAI_BASE_URL", "ANTHROPIC_API_URL", "ANTHROPIC_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def stub() -> Any:
-    with StubServer() as server:
-        yield server
 
 
 @asynccontextmanager

@@ -24,6 +24,8 @@ class DemoChatModel(ReplyChatModel):
 
     model_config = ConfigDict(populate_by_name=True, extra="forbid")
     message_id_prefix = "demo"
+    provider_name = "demo"
+    model_label = DEMO_MODEL_NAME
 
     model: str = DEMO_MODEL_NAME
     token_delay_ms: float = Field(default=12, alias="tokenDelayMs", ge=0)

@@ -144,6 +144,7 @@ class MainThread:
 
             job.done.set_result(error("no_kernel", "this process is not an IPython kernel"))
             return
+        _warm_tracebacks()  # before the window opens: no interrupt can land in it
         started = time.monotonic()
         limits = [deadline]
         if job.timeout is not None:
@@ -410,6 +411,29 @@ def _error_output(failure: BaseException) -> dict[str, Any]:
             "traceback": traceback.format_exception(failure),
         },
     }
+
+
+_warmed = False
+
+
+def _warm_tracebacks() -> None:
+    """Formats one traceback the way the shell does, once per kernel, so that everything it
+    imports on first use (``stack_data``, ``pygments``' lexers…) is imported outside the code's
+    window. In it, the code's first traceback could take longer than ``RESEND_S`` on a busy
+    machine: the next interrupt then landed in the middle of ``import stack_data`` and left it
+    half-imported, and every traceback after (the cell's own error at the turn's deadline too)
+    failed to format ("module 'stack_data' has no attribute 'core'")."""
+    global _warmed
+    shell = _shell()
+    if _warmed or shell is None:
+        return
+    _warmed = True
+    try:
+        raise ValueError("gth: warming the traceback formatter")
+    except ValueError:
+        kind, value, tb = sys.exc_info()
+        with contextlib.suppress(Exception):
+            shell.InteractiveTB.structured_traceback(kind, value, tb)
 
 
 def _shell() -> Any:

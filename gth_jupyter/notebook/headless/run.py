@@ -176,7 +176,9 @@ def render(
     """The turn's static copy (``copy.render_static_copy``)."""
     from ...copy.render import render_static_copy
 
-    return render_static_copy(view, prompt=prompt, save_photos=save_photos, notes=list(notes))
+    return render_static_copy(
+        view, prompt=prompt, save_photos=save_photos, notes=list(notes), thread_total=True
+    )
 
 
 def run_headless(

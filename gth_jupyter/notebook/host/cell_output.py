@@ -276,6 +276,7 @@ async def _read(
     merged: dict[str, Any] = {
         "messages": [m for v in views for m in v["messages"]],
         "interrupts": [i for v in views for i in v["interrupts"]],
+        "turns": [t for v in views for t in v["turns"]],  # their usage ends the copy
     }
     return merged, _save_photos(agents)
 
@@ -323,5 +324,7 @@ async def _reader(agents: AgentRegistry, name: str) -> Runtime:
             recursion_limit=parts.recursion_limit,
             leases=agents.store.leases,
             threads=agents.store.threads,
+            pricer=parts.pricer,
+            model_name=(parts.provider, parts.model_name or ""),
         )
     return reader
