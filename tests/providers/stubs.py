@@ -12,7 +12,7 @@ packages to call.
   ``input_json_delta`` for ``tool_use``), ``message_delta`` and ``message_stop``.
 
 - ``POST /api/chat`` (Ollama): newline-delimited JSON lines, the last ``done`` with the counts.
-- ``POST /v1beta/models/{model}:streamGenerateContent?alt=sse`` (Gemini, as the google-genai SDK
+- ``POST /v1[beta]/models/{model}:streamGenerateContent?alt=sse`` (Gemini, as the google-genai SDK
   calls it): ``data:`` chunks of ``candidates`` parts, each with the cumulative
   ``usageMetadata``.
 
@@ -59,7 +59,7 @@ GEMINI_USAGE: dict[str, Any] = {
     "cachedContentTokenCount": 512,
     "totalTokenCount": 1020,
 }
-_GEMINI_PATH = re.compile(r"/v1beta/models/([^/:]+):(streamGenerateContent|generateContent)")
+_GEMINI_PATH = re.compile(r"/v1(?:beta)?/models/([^/:]+):(streamGenerateContent|generateContent)")
 
 
 @dataclass

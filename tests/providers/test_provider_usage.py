@@ -9,6 +9,7 @@ provider and model, with its cost from the installed price list.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,8 @@ import pytest
 from tests.providers.stubs import (
     ANTHROPIC_OUTPUT_TOKENS,
     ANTHROPIC_START_USAGE,
+    GEMINI_USAGE,
+    OLLAMA_USAGE,
     OPENAI_USAGE,
     Reply,
     StubServer,
@@ -108,3 +111,60 @@ async def test_a_configured_price_wins_over_the_price_list(
     cost = events[-1]["metadata"]["gth"]["cost"]
     assert cost["source"] == "config"
     assert cost["usd"] == pytest.approx(usd)
+
+
+# Ollama and Gemini, with their own LangChain packages (langchain-ollama, langchain-google-genai).
+LOCAL_AND_GOOGLE = {
+    "ollama": lambda url: {
+        "type": "ollama",
+        "model": "llama3.1",
+        "configuration": {"baseURL": url},
+    },
+    "google-genai": lambda url: {
+        "type": "google-genai",
+        "model": "gemini-2.5-flash",
+        "apiKey": "stub-google-key",
+        "configuration": {"baseURL": url},
+    },
+}
+ONE_CALL_MORE = {
+    # Ollama counts the prompt and the answer; nothing cached, no reasoning count.
+    "ollama": {
+        "inputTokens": OLLAMA_USAGE["prompt_eval_count"],
+        "outputTokens": OLLAMA_USAGE["eval_count"],
+        "cachedInputTokens": 0,
+    },
+    # Gemini's thoughts are output tokens (reasoning), its cached content part of the input.
+    "google-genai": {
+        "inputTokens": GEMINI_USAGE["promptTokenCount"],
+        "outputTokens": GEMINI_USAGE["candidatesTokenCount"] + GEMINI_USAGE["thoughtsTokenCount"],
+        "reasoningTokens": GEMINI_USAGE["thoughtsTokenCount"],
+        "cachedInputTokens": GEMINI_USAGE["cachedContentTokenCount"],
+    },
+}
+
+
+@pytest.mark.parametrize("provider", LOCAL_AND_GOOGLE)
+async def test_ollama_and_gemini_report_both_calls_usage(
+    tmp_path: Path, stub: StubServer, provider: str
+) -> None:
+    llm = LOCAL_AND_GOOGLE[provider](stub.url)
+    (tmp_path / "notes.txt").write_text("forty-two\n")
+    stub.script(Reply(tool_calls=[("read_file", {"path": "notes.txt"})]), "It says forty-two.")
+
+    async with served(tmp_path, {"llm": llm, "filesystem": "read"}) as http:
+        events = await run(http, "r1", "what do my notes say?")
+
+    assert len(stub.requests) == 2
+    assert "forty-two" in json.dumps(stub.requests[1].body)  # the tool's result went back
+    finished = events[-1]
+    assert finished["outcome"]["type"] == "success"
+    (usage,) = finished["usage"]
+    assert usage["provider"] == provider and usage["model"]
+    expected = {k: 2 * v for k, v in ONE_CALL_MORE[provider].items()}
+    assert {k: usage[k] for k in expected} == expected
+    cost = finished["metadata"]["gth"]["cost"]
+    if provider == "ollama":  # a local model: no price, and never another host's
+        assert cost == {"usd": None, "source": "unknown"}
+    else:
+        assert cost["source"] == "genai-prices" and cost["usd"] > 0
