@@ -538,3 +538,28 @@ def test_a_users_interrupt_during_the_agents_code_is_still_the_users(
     assert len(copy) == 1 and "You stopped it." in copy[0]["text/plain"]
     (result,) = tool_results(record)
     assert result["status"] == "error" and result["error"]["ename"] == "KeyboardInterrupt"
+
+
+@pytest.mark.timeout(300)
+def test_a_headless_copy_ends_with_its_cost_and_usage_prints_the_account(tmp_path: Path) -> None:
+    """Issue 19: each headless cell's copy ends with its turn's line and the thread's total;
+    ``%gth --usage`` prints the account as a table (per turn: prompt, model, tokens, cost)."""
+    responses = [
+        {"content": "First answer.", "usage": {"inputTokens": 1204, "outputTokens": 356}},
+        {"content": "Second answer.", "usage": {"inputTokens": 2000, "outputTokens": 44}},
+    ]
+    config = {"llm": {"type": "fake", "responses": responses}}
+    (tmp_path / ".gsloth.config.json").write_text(json.dumps(config))
+    cell, _took, _printed = run_cells(
+        tmp_path, "%gth first question\n%gth second | question\n%gth --usage"
+    )
+    copies = [o["data"] for o in cell["outputs"] if o["output_type"] == "display_data"]
+    first, second, table = copies
+    assert "1,204 in · 356 out · $0.00" in first["text/html"]
+    assert "This conversation so far: 1,204 in · 356 out · $0.00" in first["text/markdown"]
+    assert "This conversation so far: 3,204 in · 400 out · $0.00" in second["text/html"]
+    plain = table["text/plain"]
+    assert "first question" in plain and "second | question" in plain and "scripted" in plain
+    assert "3,204" in plain and "Total" in plain
+    assert "second \\| question" in table["text/markdown"]  # the prompt's | escaped
+    assert "<table" in table["text/html"]

@@ -52,6 +52,29 @@ def test_a_session_appends_unless_asked_to_branch(tmp_path: Path) -> None:
     assert refused.value.code == "parent_run_not_found"
 
 
+def test_an_answer_and_the_session_say_what_the_turns_counted(tmp_path: Path) -> None:
+    """``Answer.usage`` / ``Answer.cost`` for a run, ``Session.usage`` for the thread: the same
+    account ``GET gth/threads/{id}`` gives, every branch in the total."""
+    responses = [
+        {"content": "A.", "usage": {"inputTokens": 100, "outputTokens": 10}},
+        {"content": "B.", "usage": {"inputTokens": 200, "outputTokens": 20}},
+        {"content": "C.", "usage": {"inputTokens": 300, "outputTokens": 30}},
+    ]
+    path = tmp_path / ".gsloth.config.json"
+    path.write_text(json.dumps({"llm": {"type": "fake", "responses": responses}}))
+    with Session(path) as session:
+        first = session.ask("one")
+        assert [(u["inputTokens"], u["outputTokens"]) for u in first.usage] == [(100, 10)]
+        assert first.cost == {"usd": 0.0, "source": "offline"}
+        session.ask("two")
+        session.ask("three", parent_run_id=first.run_id)  # leaves "two" behind
+        account = session.usage
+    assert [t["runId"] for t in account["turns"]] == [first.run_id, account["turns"][1]["runId"]]
+    assert [t["usage"][0]["inputTokens"] for t in account["turns"]] == [100, 300]
+    (total,) = account["usage"]
+    assert (total["inputTokens"], total["outputTokens"]) == (600, 60)  # "two" was spent too
+
+
 def test_an_answer_shown_as_markdown_carries_no_live_html() -> None:
     """JupyterLab renders a fresh output's raw HTML: the model's answer as a cell's value must
     not become an element that runs script or loads anything."""

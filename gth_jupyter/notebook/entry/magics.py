@@ -5,7 +5,7 @@ chat; ``%%gth`` sends the cell body, with ``{name}`` replaced by ``str(name)`` f
 namespace. Options: ``--thread NAME``, ``--new`` (a fresh thread from here on), ``--agent NAME``,
 ``--transport http|comm``, ``--log`` (the AG-UI event log panel), ``--headless`` (run the turn
 in the kernel even where a front end would show the widget), ``--explain`` (ask why the cell
-above failed).
+above failed), ``--usage`` (the thread's account: each turn's tokens and cost).
 
 Where no front end renders a widget (``front_end.is_headless``: nbconvert, papermill, nbclient,
 ``GTH_JUPYTER_HEADLESS=1``) the turn runs in the kernel and the cell keeps its static copy
@@ -34,7 +34,7 @@ from . import front_end
 from .widget import GthChat, chat
 
 _OPTION = re.compile(
-    r"^\s*--(thread|agent|transport)(?:=|\s+)(\S+)|^\s*--(new|log|headless|explain)\b"
+    r"^\s*--(thread|agent|transport)(?:=|\s+)(\S+)|^\s*--(new|log|headless|explain|usage)\b"
 )
 #: What ``--explain`` asks.
 EXPLAIN_PROMPT = "Why did the cell above fail?"
@@ -61,6 +61,7 @@ class Options:
     log: bool = False
     headless: bool = False
     explain: bool = False
+    usage: bool = False
 
 
 def parse_line(line: str) -> Options:
@@ -109,6 +110,9 @@ class GthMagics(Magics):
             extra = interpolate(cell, self.shell.user_ns if self.shell else {}).strip()
             options.prompt = f"{options.prompt}\n{extra}".strip() if options.prompt else extra
         headless = front_end.is_headless(options.headless)
+        if options.usage:
+            self._usage(options, headless)
+            return None
         if options.explain:
             # Where no notebook front end can read the cells, the kernel's own record says
             # what failed.
@@ -127,6 +131,22 @@ class GthMagics(Magics):
             transport=options.transport,
             event_log=options.log,
         )
+
+    def _usage(self, options: Options, headless: bool) -> None:
+        """The thread's account as a table: per turn its prompt, model, tokens and cost."""
+        from IPython.display import display
+
+        from ..host.account import thread_account
+
+        if options.thread:
+            thread = options.thread
+        elif headless:
+            from ..headless.run import headless_thread_id
+
+            thread = headless_thread_id()
+        else:
+            thread = self.current_thread or notebook_thread_id()
+        display(thread_account(thread, options.agent), raw=True)  # type: ignore[no-untyped-call]
 
     def _headless(self, options: Options) -> None:
         """The turn in the kernel, its static copy as the cell's output; no widget."""

@@ -268,7 +268,7 @@ async def _read(
         return None
     from ...agui.history import thread_view
 
-    runtime = await _reader(agents, request.agent)
+    runtime = await reader(agents, request.agent)
     turns = request.turns or (None,)
     views = [await thread_view(runtime, request.thread_id, turn) for turn in turns]
     if _running(views[-1], request.turns):
@@ -300,7 +300,7 @@ def _running(view: Mapping[str, Any], turns: tuple[str, ...]) -> bool:
     return not turns or (bool(listed) and listed[-1].get("turnId") in turns)
 
 
-async def _reader(agents: AgentRegistry, name: str) -> Runtime:
+async def reader(agents: AgentRegistry, name: str) -> Runtime:
     """A runtime that reads the agent's threads without starting its MCP servers: the agent's
     own model, tools and middleware (the graph's nodes and state, so its interrupts are read
     too) over the registry's store. A widget served over HTTP never runs the agent in the

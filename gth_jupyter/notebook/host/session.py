@@ -25,7 +25,7 @@ import threading
 import uuid
 import weakref
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import Any, Literal, TextIO
 
 import ag_ui.core as agui
 
@@ -36,6 +36,7 @@ from ...config.loader import load_config
 from ...contract.events import TextEvent
 from ...contract.names import DEFAULT_AGENT
 from ...contract.run import RunEnd, StreamItem
+from ...contract.usage import ModelCall, UsageAccount
 from ...runs.service import Retry, RunService
 from ...store.checkpoint import CheckpointStore
 from ._host import NOTEBOOK_COMMAND
@@ -64,6 +65,10 @@ class Answer(str):
         return markdown_to_markdown(str(self))
 
     run_id: str = ""
+    #: What the run's model calls counted (AG-UI ``TokenUsage`` objects) and cost
+    #: (``{"usd", "source"}``; ``None`` when no call reported usage).
+    usage: list[dict[str, Any]] = []
+    cost: dict[str, Any] | None = None
 
 
 class Session:
@@ -163,14 +168,18 @@ class Session:
             tools=[],
             context=[],
             state=None,
-            forwarded_props=None,
+            # Named, like a cell's turn, so the thread's account lists it (``usage``).
+            forwarded_props={"gth": {"turnId": run_id}},
         )
         if wait is None:
             wait = self._wait
         parts: list[str] = []
+        account = UsageAccount()
 
         def take(item: StreamItem | RunEnd) -> None:
-            if isinstance(item, TextEvent):
+            if isinstance(item, ModelCall):
+                account.add(item)
+            elif isinstance(item, TextEvent):
                 parts.append(item.delta)
                 if stream is not None:
                     stream.write(item.delta)
@@ -182,7 +191,29 @@ class Session:
         await self._runs.start(runtime, request, take, kernel=in_kernel_access(), retry=retry)
         answer = Answer("".join(parts))
         answer.run_id = run_id
+        answer.usage, answer.cost = account.entries(), runtime.cost(account)
         return answer
+
+    async def ausage(self) -> dict[str, Any]:
+        """The thread's account, as ``GET gth/threads/{id}`` gives it: ``usage`` and ``cost``
+        (what the thread spent, every branch counted) and ``turns``, each with its ``turnId``,
+        ``runId``, ``usage`` and ``cost`` (on the current branch)."""
+        from ...agui.history import thread_view
+
+        runtime = await runtime_of(self.registry, self.agent)
+        view = await thread_view(runtime, self.thread_id)
+        keys = ("turnId", "runId", "usage", "cost")
+        turns = [{k: t.get(k) for k in keys} for t in view["turns"]]
+        return {"usage": view["usage"], "cost": view["cost"], "turns": turns}
+
+    @property
+    def usage(self) -> dict[str, Any]:
+        """Blocking :meth:`ausage` (what this thread's turns counted and cost)."""
+        if not self._finalizer.alive:
+            raise RuntimeError("This session is closed.")
+        if not self._loops:
+            self._loops.append(LoopThread())
+        return self._loops[0].run(self.ausage())
 
     def ask(
         self,
