@@ -25,7 +25,8 @@ export const CLIENT_TOOL_REASON = approvals.clientToolReason;
  * messages, the interrupts it waits on, and its shared state (null when it has none).
  * @param {any} body
  * @returns {{ messages: any[], interrupts: Interrupt[], turns: { turnId: string, done?: boolean }[], busy: boolean,
- *   run: { runId: string, turnId?: string } | null, state: object | null, currentBranch: boolean }}
+ *   run: { runId: string, turnId?: string } | null, state: object | null, currentBranch: boolean,
+ *   usageTurns: any[], usage: any[], cost: any }}
  */
 export function threadOf(body) {
   const messages = Array.isArray(body?.messages) ? body.messages : [];
@@ -40,7 +41,12 @@ export function threadOf(body) {
   // Whether what is shown is on the thread's current branch (a turn a re-run cell above left
   // behind is not); old servers have no branches.
   const currentBranch = body?.currentBranch !== false;
-  return { messages, interrupts, turns, busy: Boolean(body?.busy), run, state, currentBranch };
+  // What each turn (also one its client named none for) and the whole thread cost; absent from
+  // old servers.
+  const usageTurns = Array.isArray(body?.turns) ? body.turns.filter((/** @type {any} */ t) => t && typeof t === "object") : [];
+  const usage = Array.isArray(body?.usage) ? body.usage : [];
+  const cost = body?.cost && typeof body.cost === "object" ? body.cost : null;
+  return { messages, interrupts, turns, busy: Boolean(body?.busy), run, state, currentBranch, usageTurns, usage, cost };
 }
 
 /** @returns {i is Interrupt} */

@@ -14,6 +14,7 @@ import { EventLog } from "./view/eventlog.js";
 import { FrameScheduler } from "./view/frame.js";
 import { LiveParts } from "./view/live.js";
 import { ToolCard } from "./view/toolcard.js";
+import { UsageLines } from "./view/usage.js";
 import { WaitingLine } from "./view/waiting.js";
 
 export const A2UI_TOOL = "show_a2ui_surface";
@@ -58,11 +59,13 @@ export class TranscriptView {
     this.log = new EventLog(doc, this.frames);
     this.logToggle.addEventListener("click", () => this.showLog(!this.log.visible));
     this.list = h(doc, "div", { cls: "gth-transcript", attrs: { role: "log", "aria-live": "polite" } });
+    /** Each turn's cost line, and the conversation's total in the header (src/view/usage.js). */
+    this.usage = new UsageLines(doc, this);
     this.composer = new Composer(doc, { onSend: opts.onSend, onStop: opts.onStop });
     /** Why a prompt has not gone out yet: cell order, or a busy thread (src/order.js). */
     this.waiting = new WaitingLine(doc);
     this.root = h(doc, "div", { cls: "gth-root", data: { state: "idle" } }, [
-      h(doc, "div", { cls: "gth-header" }, [h(doc, "span", { cls: "gth-title", text: "gth" }), this.model, this.offline, this.transport, this.logToggle]),
+      h(doc, "div", { cls: "gth-header" }, [h(doc, "span", { cls: "gth-title", text: "gth" }), this.model, this.offline, this.transport, this.usage.totalEl, this.logToggle]),
       h(doc, "div", { cls: "gth-body" }, [this.list, this.log.el]),
       this.waiting.el,
       this.composer.el,
@@ -151,6 +154,7 @@ export class TranscriptView {
       case "agui":
         return this.onAgui(e.event);
       case "user":
+        this.usage.newTurn();
         return this.addUser(e.message);
       case "run-state":
         return this.setRunning(e.running);
@@ -202,6 +206,9 @@ export class TranscriptView {
         // The server branched: this cell ran again and its new turn replaces the earlier one.
         if (ev.parentRunId) this.addNote(REPLACED_TEXT, "muted");
         return;
+      case "RUN_FINISHED":
+      case "RUN_ERROR":
+        return this.usage.runEnded(ev);
     }
   }
 

@@ -135,6 +135,9 @@ test("comm backend: history over the comm", async () => {
     run: null,
     state: null,
     currentBranch: true,
+    usageTurns: [],
+    usage: [],
+    cost: null,
   });
 });
 
@@ -148,7 +151,7 @@ test("http backend: run URL, history and info", async () => {
   };
   const backend = createBackend("http", { model: fakeModel(), baseUrl: "/base/", fetchImpl, doc: null });
   assert.equal(backend.runUrl("default"), "/base/gth/agents/default/run");
-  assert.deepEqual(await backend.history("a b"), { messages: [{ id: "1", role: "user", content: "hi" }], interrupts: [], turns: [], busy: false, run: null, state: null, currentBranch: true });
+  assert.deepEqual(await backend.history("a b"), { messages: [{ id: "1", role: "user", content: "hi" }], interrupts: [], turns: [], busy: false, run: null, state: null, currentBranch: true, usageTurns: [], usage: [], cost: null });
   assert.equal(calls[0], "/base/gth/threads/a%20b");
   await backend.history("a b", "turn-1&x");
   assert.equal(calls[1], "/base/gth/threads/a%20b?turn=turn-1%26x");

@@ -31,6 +31,8 @@ export async function loadHistory({ backend, chat, view, threadId, turnId, signa
     const thread = await backend.history(threadId, turnId || undefined, { copy });
     if (signal.aborted) return null;
     if (thread.messages.length) chat.setHistory(thread.messages);
+    // What each turn shown cost, and the conversation so far (src/view/usage.js).
+    view.usage.showHistory(thread.usageTurns, (id) => view.messages.get(id)?.el, thread);
     // This cell's turn is on a branch the thread left (a cell above ran again since).
     if (turnId && thread.currentBranch === false && thread.messages.length) view.addNote(EARLIER_RUN_TEXT, "muted");
     if (thread.state) view.log.setState(thread.state); // the event log's state view, after a reload
