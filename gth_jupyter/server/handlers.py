@@ -79,6 +79,16 @@ class InfoHandler(GthAPIHandler):
         self.write_info()
 
 
+class CapabilitiesHandler(GthAPIHandler):
+    """``{base_url}gth/agents/{name}/capabilities``: what the agent can do (AG-UI)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self, name: str) -> None:
+        """The agent's ``AgentCapabilities``."""
+        await self.write_capabilities(name)
+
+
 class ThreadsHandler(GthAPIHandler):
     """``{base_url}gth/threads``: the requester's threads."""
 

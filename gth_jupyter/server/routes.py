@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 from tornado import web
 
+from ..agui.capabilities import agent_capabilities
 from ..agui.errors import (
     ProtocolError,
     from_agent_error,
@@ -58,6 +59,7 @@ ROUTES: tuple[Route, ...] = (
     Route("HealthHandler", r"/gth/health"),
     Route("InfoHandler", r"/gth/info"),
     Route("RunHandler", r"/gth/agents/([^/]+)/run"),
+    Route("CapabilitiesHandler", r"/gth/agents/([^/]+)/capabilities"),
     Route("ThreadsHandler", r"/gth/threads/?"),
     Route("ThreadHandler", r"/gth/threads/([^/]+)"),
     Route("RunEventsHandler", r"/gth/runs/([^/]+)/events"),
@@ -71,6 +73,7 @@ GAUNT_SLOTH_ROUTES: tuple[Route, ...] = (
     Route("HealthHandler", r"/health"),
     Route("InfoHandler", r"/info"),
     Route("RunHandler", r"/agents/([^/]+)/run"),
+    Route("CapabilitiesHandler", r"/agents/([^/]+)/capabilities"),
 )
 
 
@@ -94,6 +97,17 @@ class GthRoutesMixin(RunRoutes):
         """The registry's description as the requester sees it (their own MCP sign-ins)."""
         self.note_oauth_redirect()
         self.send_json(200, self.registry.info(self.requester().name))
+
+    async def write_capabilities(self, name: str) -> None:
+        """``GET gth/agents/{name}/capabilities``: the agent's AG-UI ``AgentCapabilities``
+        (``404 agent_not_found`` for an agent the server has not)."""
+        who = self.requester()
+        try:
+            runtime = await runtime_of(self.registry, name, who.name)
+        except ProtocolError as error:
+            self.send_refusal(error)
+            return
+        self.send_json(200, agent_capabilities(runtime, name, self.registry.info(who.name)))
 
     def finish_oauth(self) -> None:
         """``GET gth/oauth/callback?code=&state=``: hands the code to the MCP server's sign-in

@@ -136,6 +136,15 @@ class InfoHandler(StandaloneHandler):
         self.write_info()
 
 
+class CapabilitiesHandler(StandaloneHandler):
+    """``/gth/agents/{name}/capabilities`` and ``/agents/{name}/capabilities``: what the agent
+    can do (AG-UI ``AgentCapabilities``)."""
+
+    async def get(self, name: str) -> None:
+        """The agent's capabilities, as the Jupyter extension gives them."""
+        await self.write_capabilities(name)
+
+
 class RunHandler(StandaloneHandler):
     """``/gth/agents/{name}/run`` and ``/agents/{name}/run``: the AG-UI endpoint."""
 

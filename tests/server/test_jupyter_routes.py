@@ -148,7 +148,15 @@ async def test_oversized_body_is_413_json(jp_fetch) -> None:
     assert json.loads(info.value.response.body)["code"] == "body_too_large"
 
 
-@pytest.mark.parametrize("route", [("gth", "health"), ("gth", "info")])
+@pytest.mark.parametrize(
+    "route",
+    [
+        ("gth", "health"),
+        ("gth", "info"),
+        ("gth", "agents", "default", "capabilities"),
+        ("gth", "threads", "t"),
+    ],
+)
 async def test_no_token_is_refused(jp_fetch, route) -> None:
     with pytest.raises(HTTPClientError) as info:
         await jp_fetch(*route, headers={"Authorization": ""})

@@ -46,7 +46,9 @@ RUN = {"threadId": "t", "runId": "r", "messages": [{"id": "u", "role": "user", "
 
 @pytest.mark.parametrize("headers", [{}, {"Authorization": "token nope"}, {"Authorization": TOKEN}])
 async def test_every_route_needs_the_token(client: httpx.AsyncClient, headers) -> None:
-    for method, path in [("GET", "/health"), ("GET", "/info"), ("POST", "/agents/default/run")]:
+    routes = [("GET", "/health"), ("GET", "/info"), ("POST", "/agents/default/run")]
+    routes += [("GET", "/agents/default/capabilities"), ("GET", "/gth/agents/default/capabilities")]
+    for method, path in routes:
         response = await client.request(method, path, headers=headers, json=RUN)
         assert response.status_code == 401
         assert response.json()["code"] == "unauthorized"
