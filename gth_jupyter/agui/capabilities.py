@@ -11,6 +11,7 @@ streams, that images may be sent, and whether the agent runs code (``run_python`
 from __future__ import annotations
 
 from collections.abc import Mapping
+from importlib import metadata
 from typing import Any
 
 import ag_ui.core as agui
@@ -42,11 +43,16 @@ def _tool(tool: Any) -> agui.Tool | None:
     return agui.Tool(name=name, description=description, parameters=parameters)
 
 
+def _version() -> str | None:
+    try:
+        return metadata.version("gth-jupyter")
+    except metadata.PackageNotFoundError:  # run from a source tree
+        return None
+
+
 def agent_capabilities(runtime: Runtime, name: str, info: Mapping[str, Any]) -> dict[str, Any]:
     """Agent ``name``'s capabilities as JSON (camelCase), from its ``runtime`` and the
     registry's ``info`` (``GET gth/info``'s body)."""
-    from .. import __version__
-
     tools = [t for t in (_tool(tool) for tool in runtime.tools) if t is not None]
     names = {t.name for t in tools}
     mode = str((info.get("approvals") or {}).get("mode") or "assisted")
@@ -56,7 +62,7 @@ def agent_capabilities(runtime: Runtime, name: str, info: Mapping[str, Any]) -> 
             name=name,
             type="langgraph",
             provider="gth-jupyter",
-            version=__version__,
+            version=_version(),
             description=f"gth-jupyter's agent on {model}" if model else None,
             metadata={"llmProvider": info.get("provider"), "model": model},
         ),
