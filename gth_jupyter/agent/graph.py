@@ -26,6 +26,7 @@ from ..contract.run import ClientToolSpec
 from ..contract.shared_state import STATE_KEY, merge_state
 from ..tools.notebook_tools import is_notebook_tool, own_specs
 from .client_tools import ClientToolMiddleware, is_client_tool, make_client_tool
+from .model_calls import ModelCallRecorder
 from .run_context import RunContextMiddleware
 
 AgentGraph = CompiledStateGraph[Any, Any, Any, Any]
@@ -102,6 +103,8 @@ def build_graph(
             ClientToolMiddleware(client_names - gated),
             *middleware,
             ClientToolMiddleware(gated, gated=True),
+            # Innermost: it sees the request exactly as the model gets it.
+            ModelCallRecorder(),
         ],
         # No context_schema: hosts that pass their own context (a dict, say) must still work;
         # the middleware reads a RunContext only when it is one.

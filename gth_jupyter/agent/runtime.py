@@ -17,7 +17,9 @@ thread's latest (its current branch), and the earlier branch stays in the checkp
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -49,6 +51,8 @@ from ..store.local import LocalLeases, MemoryThreads, utc_now
 from .graph import AgentGraph, GraphCache, ToolLike, tool_like_name
 from .pricing import Pricer, cost_json
 from .stream import StreamTranslator
+
+log = logging.getLogger(__name__)
 
 __all__ = ["STREAM_MODES", "Runtime", "ThreadClaim", "pending_of"]
 
@@ -280,14 +284,18 @@ class Runtime:
             yield item
         feed, token = translator.feed, translator.token
         stream: Any = graph.astream(graph_input, config, stream_mode=STREAM_MODES, context=context)
-        async with contextlib.aclosing(stream):
-            async for mode, data in stream:
-                text = token(mode, data)  # nearly every chunk: no generator for it
-                if text is not None:
-                    yield text
-                    continue
-                for item in feed(mode, data):
-                    yield item
+        try:
+            async with contextlib.aclosing(stream):
+                async for mode, data in stream:
+                    text = token(mode, data)  # nearly every chunk: no generator for it
+                    if text is not None:
+                        yield text
+                        continue
+                    for item in feed(mode, data):
+                        yield item
+        finally:  # what each call was sent, however the run ended (its answers are kept)
+            if context.model_calls:
+                await _keep_calls(self.threads, plan.thread_id, context.model_calls)
         for item in translator.release_held():
             yield item
         for item in translator.close_message():
@@ -295,6 +303,14 @@ class Runtime:
         for item in translator.state_items():
             yield item
         yield RunEnd([pending_of(i) for i in translator.interrupts])
+
+
+async def _keep_calls(threads: ThreadIndex, thread_id: str, calls: dict[str, str]) -> None:
+    """Stores the run's model-call records; a store that fails here loses only them."""
+    try:  # shielded: a run cancelled now still keeps what its calls were sent
+        await asyncio.shield(threads.add_model_calls(thread_id, dict(calls)))
+    except Exception:
+        log.warning("Could not keep what the model was sent on thread %s", thread_id, exc_info=True)
 
 
 def _follow(config: RunnableConfig, updated: RunnableConfig) -> None:

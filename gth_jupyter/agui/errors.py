@@ -34,6 +34,7 @@ __all__ = [
     "run_exists",
     "run_not_found",
     "thread_not_found",
+    "turn_not_found",
     "unauthorized",
 ]
 
@@ -115,6 +116,16 @@ def body_too_large(size: int, limit: int) -> ProtocolError:
 def thread_not_found(thread: str) -> ProtocolError:
     """Another user's thread, answered as if it did not exist (its existence is not revealed)."""
     return ProtocolError(404, "thread_not_found", f"There is no thread {thread[:80]!r}.")
+
+
+def turn_not_found(thread: str, turn: str) -> ProtocolError:
+    """No turn of this id on the requester's thread (nor is another user's revealed)."""
+    return ProtocolError(
+        404,
+        "turn_not_found",
+        f"Thread {thread[:80]!r} has no turn {turn[:80]!r}; the thread view (GET "
+        "gth/threads/{id}: turns) names the turns it has.",
+    )
 
 
 def run_not_found(run: str) -> ProtocolError:

@@ -30,7 +30,7 @@ from ..contract.usage import UsageAccount, usage_of_messages
 from ..store.base import RunRecord
 from .mapping import to_interrupt
 
-__all__ = ["branches", "spent", "thread_view", "to_agui_messages"]
+__all__ = ["branches", "spent", "thread_view", "to_agui_messages", "turn_calls"]
 
 
 def _text(content: Any) -> str:
@@ -277,3 +277,54 @@ async def thread_view(
     if state.state:
         view["state"] = state.state  # the shared state, given only when the thread has one
     return view
+
+
+#: How many of a call's largest items ``largest`` lists.
+LARGEST = 5
+
+
+async def turn_calls(runtime: Runtime, thread_id: str, turn: str | None) -> dict[str, Any] | None:
+    """What each model call of a turn (``turnId``, or ``runId`` for a turn its client named
+    none for; every call on the current branch for ``None``) was sent, oldest first:
+    ``{"calls": [{"messageId", "model", "usage", "messages": [{role, kind, tokens, chars,
+    content, cut?}], "tools", "largest": [{kind, tokens, share}], "cut"?}]}``; ``None`` when
+    the thread has no such turn (on any branch). A call from before calls were kept is left
+    out."""
+    state = await runtime.thread_state(thread_id)
+    turns = state.turns()
+    if turn is not None:
+        mine = [t for t in turns if turn in (t.turn_id, t.run_id)]
+        if not mine:  # a turn a re-run cell above left behind: where its last run left it
+            records = await runtime.runs(thread_id)
+            ran = [r.run_id for r in records if turn in (r.turn_id, r.run_id)]
+            checkpoint = await runtime.run_end(thread_id, ran[-1]) if ran else None
+            if checkpoint is not None:
+                other = (await runtime.thread_state(thread_id, checkpoint)).turns()
+                mine = [t for t in other if turn in (t.turn_id, t.run_id)]
+        if not mine:
+            return None
+        turns = mine
+    ids = [m.id for t in turns for m in t.messages if isinstance(m, AIMessage) and m.id]
+    kept = await runtime.threads.model_calls(thread_id, ids) if ids else {}
+    calls: list[dict[str, Any]] = []
+    for message_id in ids:
+        text = kept.get(message_id)
+        if text is None:
+            continue
+        try:
+            call = json.loads(text)
+        except ValueError:
+            continue
+        items = [i for i in call.get("messages") or [] if isinstance(i, dict)]
+        whole = sum(int(i.get("tokens") or 0) for i in items) or 1
+        ranked = sorted(items, key=lambda i: int(i.get("tokens") or 0), reverse=True)
+        call["largest"] = [
+            {
+                "kind": i.get("kind"),
+                "tokens": int(i.get("tokens") or 0),
+                "share": round(int(i.get("tokens") or 0) / whole, 3),
+            }
+            for i in ranked[:LARGEST]
+        ]
+        calls.append({"messageId": public_message_id(message_id) or message_id, **call})
+    return {"calls": calls}

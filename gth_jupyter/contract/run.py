@@ -205,9 +205,12 @@ class RunContext:
     ``context``: the client's ambient facts for this run's system prompt; ``queued_messages``:
     user text typed while a tool call was suspended, added before the next model call;
     ``answering``: tool call ids whose suspended call this run resumes with an answer;
-    ``kernel``: the notebook kernel the kernel tools work in (``None``: no kernel here)."""
+    ``kernel``: the notebook kernel the kernel tools work in (``None``: no kernel here);
+    ``model_calls``: what each model call of the run was sent (a JSON record), by the id of the
+    assistant message it answered with, kept by the run when it ends."""
 
     context: list[tuple[str, str]] = field(default_factory=list)
     queued_messages: list[BaseMessage] = field(default_factory=list)
     answering: frozenset[str] = frozenset()
     kernel: KernelAccess | None = None
+    model_calls: dict[str, str] = field(default_factory=dict)

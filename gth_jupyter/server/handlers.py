@@ -130,6 +130,16 @@ class ThreadHandler(GthAPIHandler):
         await self.write_thread(thread_id)
 
 
+class ThreadContextHandler(GthAPIHandler):
+    """``gth/threads/{id}/context``: what each model call of a turn was sent."""
+
+    @web.authenticated
+    @authorized
+    async def get(self, thread_id: str) -> None:
+        """The turn's model calls (``?turn=ID``), each as it was sent."""
+        await self.write_turn_context(thread_id)
+
+
 class ThreadGrantsHandler(GthAPIHandler):
     """``{base_url}gth/threads/{id}/grants``: the approvals granted for later calls."""
 

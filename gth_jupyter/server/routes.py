@@ -26,8 +26,10 @@ from ..agui.errors import (
     grant_not_found,
     oauth_state_mismatch,
     oauth_state_unknown,
+    thread_not_found,
+    turn_not_found,
 )
-from ..agui.history import thread_view
+from ..agui.history import thread_view, turn_calls
 from ..agui.owners import admit_thread, client_record
 from ..agui.run import runtime_of
 from ..contract.errors import AgentError
@@ -65,6 +67,7 @@ ROUTES: tuple[Route, ...] = (
     Route("RunEventsHandler", r"/gth/runs/([^/]+)/events"),
     Route("RunControlHandler", r"/gth/runs/([^/]+)"),
     Route("ThreadGrantsHandler", r"/gth/threads/([^/]+)/grants"),
+    Route("ThreadContextHandler", r"/gth/threads/([^/]+)/context"),
     Route("GrantHandler", r"/gth/grants/([^/]+)"),
     Route("OAuthCallbackHandler", r"/gth/oauth/callback"),
 )
@@ -154,6 +157,28 @@ class GthRoutesMixin(RunRoutes):
         every = who.admin and self.get_query_argument("all", "") in ("1", "true")
         records = await runtime.threads.list(None if every else who.name)
         self.send_json(200, {"threads": [client_record(r).to_json() for r in records]})
+
+    async def write_turn_context(self, thread_id: str, name: str = DEFAULT_AGENT) -> None:
+        """``GET gth/threads/{id}/context?turn=ID``: what each model call of that turn was sent
+        (every call on the current branch without ``turn``), for the thread's owner alone, or
+        an admin with ``?owner=NAME``. ``404 turn_not_found`` for a turn the requester's thread
+        has not, ``404 thread_not_found`` for a thread with nothing on it."""
+        who = self.requester()
+        owner = self.get_query_argument("owner", None) or None
+        try:
+            runtime = await runtime_of(self.registry, name, who.name)
+            key = await admit_thread(runtime, thread_id, who, write=False, owner=owner)
+        except ProtocolError as error:
+            self.send_refusal(error)
+            return
+        turn = self.get_query_argument("turn", None) or None
+        found = await turn_calls(runtime, key, turn)
+        if found is None:
+            self.send_refusal(turn_not_found(thread_id, turn or ""))
+        elif turn is None and not found["calls"] and not await runtime.runs(key):
+            self.send_refusal(thread_not_found(thread_id))
+        else:
+            self.send_json(200, {"threadId": thread_id, "turn": turn, **found})
 
     async def write_thread(self, thread_id: str, name: str = DEFAULT_AGENT) -> None:
         """A thread of the requester's as AG-UI messages, and what it waits on; ``?turn=ID``

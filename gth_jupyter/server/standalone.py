@@ -185,6 +185,14 @@ class ThreadHandler(StandaloneHandler):
         await self.write_thread(thread_id)
 
 
+class ThreadContextHandler(StandaloneHandler):
+    """``gth/threads/{id}/context``: what each model call of a turn was sent."""
+
+    async def get(self, thread_id: str) -> None:
+        """The turn's model calls (``?turn=ID``), each as it was sent."""
+        await self.write_turn_context(thread_id)
+
+
 class ThreadGrantsHandler(StandaloneHandler):
     """``/gth/threads/{id}/grants``: the approvals granted for later calls."""
 

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -99,4 +99,13 @@ class ThreadIndex(Protocol):
 
     async def runs(self, thread_id: str) -> Sequence[RunRecord]:
         """The runs recorded on ``thread_id``, oldest first."""
+        ...
+
+    async def add_model_calls(self, thread_id: str, calls: Mapping[str, str]) -> None:
+        """Keeps what each model call on ``thread_id`` was sent (JSON text, capped by its
+        writer), by the id of the assistant message it answered with; one kept again stays."""
+        ...
+
+    async def model_calls(self, thread_id: str, message_ids: Sequence[str]) -> dict[str, str]:
+        """The calls kept for those assistant messages (those it has), by message id."""
         ...

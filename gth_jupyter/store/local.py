@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 
 from .base import RunLease, RunRecord, ThreadRecord
@@ -36,6 +36,7 @@ class MemoryThreads:
     def __init__(self) -> None:
         self._threads: dict[str, ThreadRecord] = {}
         self._runs: dict[str, dict[str, RunRecord]] = {}
+        self._calls: dict[str, dict[str, str]] = {}
 
     async def owner(self, thread_id: str) -> str | None:
         record = self._threads.get(thread_id)
@@ -60,3 +61,12 @@ class MemoryThreads:
 
     async def runs(self, thread_id: str) -> Sequence[RunRecord]:
         return list(self._runs.get(thread_id, {}).values())
+
+    async def add_model_calls(self, thread_id: str, calls: Mapping[str, str]) -> None:
+        kept = self._calls.setdefault(thread_id, {})
+        for message_id, record in calls.items():
+            kept.setdefault(message_id, record)
+
+    async def model_calls(self, thread_id: str, message_ids: Sequence[str]) -> dict[str, str]:
+        kept = self._calls.get(thread_id, {})
+        return {m: kept[m] for m in message_ids if m in kept}

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -70,6 +70,14 @@ _THREADS_SCHEMA = (
         created_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
         seq BIGSERIAL,
         PRIMARY KEY (thread_id, run_id)
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS gth_model_calls (
+        thread_id TEXT NOT NULL,
+        message_id TEXT NOT NULL,
+        record TEXT NOT NULL,
+        PRIMARY KEY (thread_id, message_id)
     )
     """,
 )
@@ -171,6 +179,26 @@ class PostgresThreads:
             )
             for r in rows
         ]
+
+    async def add_model_calls(self, thread_id: str, calls: Mapping[str, str]) -> None:
+        if not calls:
+            return
+        async with self._pool.connection() as conn, conn.cursor() as cur:
+            await cur.executemany(
+                "INSERT INTO gth_model_calls (thread_id, message_id, record) "
+                "VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                [(thread_id, m, record) for m, record in calls.items()],
+            )
+
+    async def model_calls(self, thread_id: str, message_ids: Sequence[str]) -> dict[str, str]:
+        async with self._pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT message_id, record FROM gth_model_calls "
+                "WHERE thread_id = %s AND message_id = ANY(%s)",
+                (thread_id, list(dict.fromkeys(message_ids))),
+            )
+            rows = await cur.fetchall()
+        return {str(r["message_id"]): str(r["record"]) for r in rows}
 
 
 async def _set_up(url: str, saver: AsyncPostgresSaver, pool: AsyncConnectionPool[Any]) -> None:

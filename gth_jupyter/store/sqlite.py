@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +118,12 @@ CREATE TABLE IF NOT EXISTS gth_runs (
     created_at TEXT NOT NULL,
     PRIMARY KEY (thread_id, run_id)
 );
+CREATE TABLE IF NOT EXISTS gth_model_calls (
+    thread_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (thread_id, message_id)
+);
 """
 
 
@@ -188,3 +194,28 @@ class SqliteThreads:
         ) as cursor:
             rows = await cursor.fetchall()
         return [RunRecord(*(str(v) for v in row)) for row in rows]
+
+    async def add_model_calls(self, thread_id: str, calls: Mapping[str, str]) -> None:
+        if not calls:
+            return
+        async with self._lock:
+            await self._conn.executemany(
+                "INSERT INTO gth_model_calls (thread_id, message_id, record) VALUES (?, ?, ?) "
+                "ON CONFLICT DO NOTHING",
+                [(thread_id, m, record) for m, record in calls.items()],
+            )
+            await self._conn.commit()
+
+    async def model_calls(self, thread_id: str, message_ids: Sequence[str]) -> dict[str, str]:
+        wanted = list(dict.fromkeys(message_ids))
+        found: dict[str, str] = {}
+        for start in range(0, len(wanted), 500):  # under SQLite's bound-parameter limit
+            part = wanted[start : start + 500]
+            marks = ", ".join("?" * len(part))
+            async with self._conn.execute(
+                f"SELECT message_id, record FROM gth_model_calls "
+                f"WHERE thread_id = ? AND message_id IN ({marks})",
+                (thread_id, *part),
+            ) as cursor:
+                found.update({str(m): str(r) for m, r in await cursor.fetchall()})
+        return found

@@ -103,6 +103,20 @@ async def test_the_run_index_keeps_each_run_once_in_order(index: ThreadIndex) ->
     assert [r.run_id for r in await index.runs("b")] == ["r1"]
 
 
+async def test_the_model_call_records_are_kept_once_per_message(index: ThreadIndex) -> None:
+    """What each model call was sent (issue 19), by the assistant message it answered with."""
+    assert await index.model_calls("a", ["m1"]) == {}
+    await index.add_model_calls("a", {"m1": '{"n": 1}', "m2": '{"n": 2}'})
+    await index.add_model_calls("a", {"m1": '{"n": "again"}'})  # a record kept stays
+    await index.add_model_calls("b", {"m1": '{"n": "b"}'})
+    await index.add_model_calls("a", {})
+    assert await index.model_calls("a", ["m2", "m1", "m9"]) == {"m1": '{"n": 1}', "m2": '{"n": 2}'}
+    assert await index.model_calls("b", ["m1"]) == {"m1": '{"n": "b"}'}
+    many = {f"x{i}": "{}" for i in range(1200)}  # past SQLite's bound-parameter limit
+    await index.add_model_calls("c", many)
+    assert len(await index.model_calls("c", list(many))) == 1200
+
+
 async def test_a_whole_thread_round_trips_with_only_allowed_types(
     pg_url: str, tmp_path: Path
 ) -> None:
