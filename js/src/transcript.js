@@ -203,6 +203,7 @@ export class TranscriptView {
       case "ACTIVITY_SNAPSHOT":
         return this.addActivity(ev.messageId, ev);
       case "RUN_STARTED":
+        this.usage.runStarted(ev.runId);
         // The server branched: this cell ran again and its new turn replaces the earlier one.
         if (ev.parentRunId) this.addNote(REPLACED_TEXT, "muted");
         return;

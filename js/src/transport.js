@@ -327,6 +327,8 @@ export function createBackend(kind, { model, baseUrl, fetchImpl, doc, infoTimeou
       async grants(/** @type {string} */ _threadId) {
         return null;
       },
+      /** What the model was sent is served over HTTP only (the kernel keeps no such view). */
+      context: null,
       async revokeGrant(/** @type {string} */ _grantId) {
         return false;
       },
@@ -370,6 +372,13 @@ export function createBackend(kind, { model, baseUrl, fetchImpl, doc, infoTimeou
     },
     async info() {
       return getJson("gth/info");
+    },
+    /**
+     * What each model call of a turn was sent (`GET gth/threads/{id}/context?turn=`): `{calls}`.
+     * @param {string} threadId @param {string} turn its turn id, or the run that started it
+     */
+    async context(threadId, turn) {
+      return getJson(`gth/threads/${encodeURIComponent(threadId)}/context?turn=${encodeURIComponent(turn)}`);
     },
     /**
      * The standing approvals a run on this thread uses (the thread's and the server session's):

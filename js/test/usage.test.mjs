@@ -72,7 +72,7 @@ test("each turn ends with its line and the header shows the total", async () => 
   assert.deepEqual(lines(el), ["1,204 in · 356 out · 812 cached · $0.0041"]);
   // The line ends the turn: after the answer.
   const transcript = el.querySelector(".gth-transcript");
-  assert.ok(transcript.lastElementChild.classList.contains("gth-usage"));
+  assert.ok(transcript.lastElementChild.querySelector(".gth-usage"));
   assert.equal(total.textContent, "Σ 1,304 in · 366 out · 812 cached · $0.0051");
   await until(() => el.querySelector(".gth-root").dataset.state === "idle", "idle");
   el.querySelector(".gth-input").value = "second?";
@@ -100,8 +100,66 @@ test("after a reload each turn shown gets its line back, before the next turn", 
   const { el, cleanup } = widget(view, []);
   await until(() => el.querySelector(".gth-root").dataset.ready === "true", "ready");
   await until(() => lines(el).length === 2, "both lines");
-  const order = [...el.querySelector(".gth-transcript").children].map((n) => n.dataset.messageId ?? n.textContent);
+  const order = [...el.querySelector(".gth-transcript").children].map((n) => n.dataset.messageId ?? n.querySelector(".gth-usage")?.textContent);
   assert.deepEqual(order, ["u1", "a1", "1,204 in · 356 out · 812 cached · $0.0041", "u2", "a2", "50 in · 5 out"]);
   assert.equal(el.querySelector(".gth-usage-total").textContent, "Σ 1,254 in · 361 out · 812 cached · cost unknown");
+  cleanup();
+});
+
+test("a turn's Context view loads what each call was sent, as plain text", async () => {
+  const view = { messages: [], turns: [], usage: [], cost: null };
+  const { document } = makeDom();
+  const el = document.createElement("div");
+  document.body.append(el);
+  const model = fakeModel({
+    thread_id: "t5", agent: "default", transport: "auto", base_url: "/base/", pending_prompt: "",
+    client_tools: [], turn_id: "turn-5", cell_id: "cell-a",
+  });
+  const asked = [];
+  const calls = [
+    {
+      messageId: "m1", model: "claude-x", usage: { inputTokens: 5120, outputTokens: 12 }, tools: ["read_notebook", "run_python"],
+      largest: [{ kind: "read_notebook result", tokens: 3210, share: 0.41 }],
+      messages: [
+        { role: "system", kind: "system prompt", tokens: 40, chars: 160, content: "Be terse." },
+        { role: "tool", kind: "read_notebook result", tokens: 3210, chars: 20000, cut: true, content: "<img src=x onerror=alert(1)>" },
+      ],
+    },
+  ];
+  const fetch = async (url, init = {}) => {
+    if (url === "/base/gth/health") return Response.json({ status: "ok" });
+    if (url.startsWith("/base/gth/threads/t5/context")) {
+      asked.push(url);
+      return Response.json({ threadId: "t5", calls });
+    }
+    if (url.startsWith("/base/gth/threads/t5")) return Response.json({ threadId: "t5", ...view });
+    if (url === "/base/gth/agents/default/run") {
+      const body = JSON.parse(init.body);
+      const end = { ...finished(body), usage: USAGE, metadata: { gth: { cost: { usd: 0.01, source: "genai-prices" } } } };
+      return new Response(sse([started(body), ...text("m1", "hi"), end]), { headers: { "Content-Type": "text/event-stream" } });
+    }
+    return new Response("not found", { status: 404 });
+  };
+  const cleanup = mount({ model, el, env: { fetch, location: { protocol: "http:" }, raf: (cb) => setTimeout(cb, 0) } });
+  await until(() => el.querySelector(".gth-root").dataset.ready === "true", "ready");
+  model.set("pending_prompt", "what is in my notebook?");
+  await until(() => el.querySelector(".gth-usage"), "the cost line");
+  await until(() => el.querySelector(".gth-context"), "the Context view");
+  const details = el.querySelector(".gth-context");
+  assert.equal(details.hasAttribute("open"), false); // folded by default, nothing asked yet
+  assert.equal(asked.length, 0);
+  details.setAttribute("open", "");
+  details.dispatchEvent(new (makeDom().window.Event)("toggle"));
+  await until(() => el.querySelector(".gth-context-call"), "the calls");
+  // Asked by the run that started the turn.
+  const runId = new URL(asked[0], "http://x").searchParams.get("turn");
+  assert.ok(runId && runId.length > 8);
+  assert.equal(el.querySelector(".gth-context-largest li").textContent, "read_notebook result: 3,210 tokens · 41% of this call");
+  assert.equal(el.querySelector(".gth-context-tools").textContent, "Tools offered: read_notebook, run_python");
+  const items = [...el.querySelectorAll(".gth-context-item summary")].map((s) => s.textContent);
+  assert.deepEqual(items, ["system · system prompt · 40 tokens", "tool · read_notebook result · 3,210 tokens · cut (20,000 characters)"]);
+  // The model's input is shown as text, never as markup.
+  assert.equal(el.querySelector(".gth-context img"), null);
+  assert.ok([...el.querySelectorAll(".gth-context-text")].some((p) => p.textContent === "<img src=x onerror=alert(1)>"));
   cleanup();
 });

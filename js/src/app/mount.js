@@ -78,6 +78,9 @@ async function start({ model, view, doc, env, turns, staticCopy, signal }) {
   const { backend, registry, threadId, chat } = connected;
   // Over HTTP the server ran the turn: the turn's end reads it with the copy the server renders.
   const http = backend.kind === "http";
+  // Each turn's Context view (what the model was sent), where the backend serves it.
+  const { context } = backend;
+  if (context) view.usage.contextOf = (turn) => context(threadId, turn);
   if (http) staticCopy.copyFrom(() => backend.history(threadId, turnId || undefined, { copy: true }));
   // What the person allowed without asking (approvals granted for the thread or the session),
   // above the input, each with a Revoke button; hidden while there is none.

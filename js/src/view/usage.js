@@ -4,6 +4,7 @@
 // the thread view's `turns[].usage` and `usage`. The line reads as gth_jupyter/contract/usage.py
 // writes it into the saved copy.
 
+import { contextView } from "./context.js";
 import { h } from "./dom.js";
 
 /**
@@ -101,12 +102,25 @@ export class UsageLines {
     this.turn = new Tally();
     /** @type {any} the line of the turn in progress, once it has one */
     this.line = null;
+    /** The turn in progress as the server names it: the run that started it. */
+    this.turnKey = "";
+    /**
+     * What the model was sent in a turn, where the backend serves it (set by the mount).
+     * @type {((turnKey: string) => Promise<any>) | null}
+     */
+    this.contextOf = null;
   }
 
   /** A person's new turn starts: its runs add to a new line. */
   newTurn() {
     this.turn = new Tally();
     this.line = null;
+    this.turnKey = "";
+  }
+
+  /** A run started: the turn's first names it. @param {string} runId */
+  runStarted(runId) {
+    if (!this.turnKey && runId) this.turnKey = runId;
   }
 
   /** A run ended: its account joins the turn's line (moved to the end) and the total. @param {any} ev */
@@ -115,8 +129,8 @@ export class UsageLines {
     if (!usage.length) return;
     this.turn.add(usage, cost);
     this.total.add(usage, cost);
-    this.line ??= this.#lineEl("");
-    this.line.textContent = this.turn.text();
+    this.line ??= this.#lineEl(this.turnKey);
+    this.line.querySelector(".gth-usage").textContent = this.turn.text();
     this.view.append(this.line); // after whatever the run added
     this.#showTotal();
   }
@@ -124,7 +138,7 @@ export class UsageLines {
   /**
    * After the transcript was rebuilt from the thread view: a line at the end of each turn shown
    * (before the next turn's first message), and the thread's total in the header.
-   * @param {{ messageId?: string, usage?: TokenUsage[], cost?: Cost }[]} turns
+   * @param {{ messageId?: string, runId?: string, turnId?: string | null, usage?: TokenUsage[], cost?: Cost }[]} turns
    * @param {(id: string) => any} elementOf the element of a message shown, if any
    * @param {{ usage?: TokenUsage[], cost?: Cost }} thread
    */
@@ -134,7 +148,8 @@ export class UsageLines {
       const text = starts[i] ? usageText(t.usage, t.cost) : "";
       if (!text) return;
       const next = starts.slice(i + 1).find(Boolean) ?? null;
-      const line = this.#lineEl(text);
+      const line = this.#lineEl(t.runId || t.turnId || "");
+      line.querySelector(".gth-usage").textContent = text;
       this.view.list.insertBefore(line, next);
       this.turn = new Tally();
       this.turn.add(t.usage, t.cost);
@@ -145,8 +160,12 @@ export class UsageLines {
     this.#showTotal();
   }
 
-  #lineEl(/** @type {string} */ text) {
-    return h(this.doc, "div", { cls: "gth-note gth-usage", text, attrs: { title: "What this turn's model calls counted, and cost" } });
+  /** The end of a turn: its cost line, and (where served) what the model was sent. */
+  #lineEl(/** @type {string} */ turnKey) {
+    const line = h(this.doc, "div", { cls: "gth-note gth-usage", attrs: { title: "What this turn's model calls counted, and cost" } });
+    const load = this.contextOf;
+    const context = load && turnKey ? [contextView(this.doc, () => load(turnKey))] : [];
+    return h(this.doc, "div", { cls: "gth-turn-end" }, [line, ...context]);
   }
 
   #showTotal() {
