@@ -102,6 +102,25 @@ def test_read_notebook_sees_an_unsaved_edit_and_the_traceback(
     expect(card.locator(".gth-nb-cell[data-error=true]")).to_contain_text("KeyError")
     expect(root).to_have_attribute("data-state", "idle", timeout=STEP_MS)
     notebook.shot("read_notebook card", root)
+    # What the model saw (issue 19): the turn's Context lists read_notebook's result, with its
+    # tokens and its share of the call, as the model got it.
+    context = root.locator(".gth-context")
+    context.locator("summary").first.click()
+    expect(context.locator(".gth-context-call")).to_have_count(2, timeout=STEP_MS)
+    item = (
+        context.locator(".gth-context-call")
+        .nth(1)
+        .locator(".gth-context-item", has_text="read_notebook result")
+    )
+    expect(item.locator("summary")).to_have_text(
+        re.compile(r"^tool · read_notebook result · [\d,]+ tokens")
+    )
+    assert "edited by hand" in str(item.locator(".gth-context-text").text_content())
+    largest = context.locator(".gth-context-call").nth(1).locator(".gth-context-largest li")
+    expect(largest.first).to_have_text(
+        re.compile(r"^read_notebook result: [\d,]+ tokens · \d+% of this call$")
+    )
+    notebook.shot("the Context view", root)
     read = tool_result(script.wait_records(2))
     cells = {c["id"]: c for c in read["cells"]}
     assert cells["c-fail"]["source"].endswith("# edited by hand"), cells["c-fail"]

@@ -82,6 +82,8 @@ CHECKPOINTER = "sqlite"
 # Each %gth cell of the Run All notebook (by index) and a text its answer holds.
 ANSWERS = {1: "Hello from the", 2: AFTER_PLOT, 3: AFTER_PHOTO}
 PNG = re.compile(r"data:image/png;base64,([A-Za-z0-9+/=]+)")
+# A turn's cost line on the scripted model (its estimated counts; it costs nothing).
+COST_LINE = re.compile(r"^[\d,]+ in · [\d,]+ out · \$0\.00$")
 # On the page, from its start: whether a widget error was ever drawn, however briefly, and each
 # static copy the page handed to the notebook extension (setStaticCopy) with its result.
 WATCH_PAGE = """
@@ -213,6 +215,23 @@ def test_run_all_saves_each_answer_statically_and_reopens_without_widget_errors(
     # Each answer is shown once: the widget, not the static copy beside it.
     expect(notebook.page.locator(".gth-static-copy")).to_have_count(0)
     assert transcript(chat) == [("user", "hello?"), ("assistant", "Hello from the saved answer.")]
+    # Each turn ends with its cost line (the photo turn's two runs in one line), and the header
+    # says what the conversation has cost so far.
+    lines = {}
+    for index, widget in zip(ANSWERS, (chat, plot, photo), strict=True):
+        expect(widget.locator(".gth-usage")).to_have_text(COST_LINE, timeout=STEP_MS)
+        lines[index] = widget.locator(".gth-usage").text_content()
+        assert widget.locator(".gth-turn-end").last.evaluate(
+            "e => e === e.parentElement.lastElementChild"
+        ), "the line ends the turn"
+    expect(photo.locator(".gth-usage-total")).to_have_text(re.compile(r"^Σ [\d,]+ in · "))
+    # What the model was sent in the plot turn: the run_python result among the items.
+    context = plot.locator(".gth-context")
+    context.locator("summary").first.click()
+    expect(context.locator(".gth-context-call")).to_have_count(2, timeout=STEP_MS)
+    result = context.locator(".gth-context-item summary", has_text="run_python result")
+    expect(result).to_have_text(re.compile(r"^tool · run_python result · [\d,]+ tokens"))
+    expect(context.locator(".gth-context-largest li").first).to_contain_text("% of this call")
     notebook.mark("answers shown")
 
     # Saved: each %gth output holds its answer statically.
@@ -223,6 +242,8 @@ def test_run_all_saves_each_answer_statically_and_reopens_without_widget_errors(
         (output,) = cells[index]["outputs"]  # one output per cell: nothing shown twice
         copies[index] = check_static_copy(output, answer)
     assert "<strong>saved</strong>" in copies[1]["text/html"]
+    for index, line in lines.items():  # the copy says what the turn cost, as the widget did
+        assert f">{line}<" in copies[index]["text/html"] and line in copies[index]["text/markdown"]
     # The plot, inline in the copy as the PNG the kernel drew.
     (plot_png,) = PNG.findall(copies[2]["text/html"])
     assert base64.b64decode(plot_png)[:8] == b"\x89PNG\r\n\x1a\n"
@@ -254,6 +275,8 @@ def test_run_all_saves_each_answer_statically_and_reopens_without_widget_errors(
     viewer.wait_for_function("i => i.complete && i.naturalWidth > 100", arg=drawn.element_handle())
     expect(shown.nth(2)).to_contain_text(PHOTO_NOTE)
     expect(shown.nth(2)).to_contain_text(AFTER_PHOTO)
+    for nth, line in enumerate(lines.values()):
+        expect(shown.nth(nth).locator(".gth-copy-usage")).to_have_text(line)
     expect(viewer.get_by_text("Error displaying widget")).to_have_count(0)
     assert "GthChat object" not in viewer.locator("body").inner_text()
     viewer.close()
@@ -270,6 +293,9 @@ def test_run_all_saves_each_answer_statically_and_reopens_without_widget_errors(
     shown_once(chat, "Hello from the")
     shown_once(plot, AFTER_PLOT)
     shown_once(photo, AFTER_PHOTO)
+    for index, widget in zip(ANSWERS, (chat, plot, photo), strict=True):  # the lines, again
+        expect(widget.locator(".gth-usage")).to_have_text(lines[index], timeout=STEP_MS)
+        expect(widget.locator(".gth-usage-total")).to_have_text(re.compile(r"^Σ [\d,]+ in · "))
     expect(notebook.page.locator(".gth-root")).to_have_count(3)
     expect(notebook.page.locator(".gth-static-copy")).to_have_count(0)
     assert notebook.page.locator(".gth-error").all_text_contents() == []

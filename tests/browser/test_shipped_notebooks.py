@@ -29,6 +29,8 @@ SHIPPED = Path(__file__).resolve().parents[2] / "notebooks"
 CONFIG = loads((SHIPPED / ".gsloth.config.json").read_text())
 CHECKPOINTER = "sqlite"
 SCRIPTS: dict[str, list[object]] = {"default": []}
+# A turn's cost line on the demo model.
+COST_LINE = re.compile(r"^[\d,]+ in · [\d,]+ out · \$0\.00$")
 
 
 def copy_shipped(jupyter: JupyterServer) -> str:
@@ -110,9 +112,15 @@ def test_quickstart_run_all(jupyter: JupyterServer, notebook: NotebookPage) -> N
         # textContent: a cell scrolled out of view is not laid out, so innerText would be empty.
         users = root.locator(".gth-msg-user .gth-msg-content").all_text_contents()
         assert len(users) == 1 and prompt in users[0], users
+    # Each turn ends with what it cost (the demo model counts its tokens and costs nothing),
+    # the photo turn's two runs in one line; the header says what the conversation cost.
+    for root in (hello, photo, form):
+        expect(root.locator(".gth-usage")).to_have_text(COST_LINE, timeout=STEP_MS)
+    expect(form.locator(".gth-usage-total")).to_have_text(re.compile(r"^Σ [\d,]+ in · "))
     expect(chat).to_have_attribute("data-ready", "true")
     # %gth alone follows the thread as the cells above it run.
     expect(chat.locator(".gth-msg-user")).to_have_count(3, timeout=STEP_MS)
+    expect(chat.locator(".gth-usage")).to_have_count(3, timeout=STEP_MS)  # one per turn
     # It is rebuilt from the thread, which holds the photo: the photo is in its card there too.
     whole = chat.locator(".gth-tool[data-tool-name=capture_image]")
     expect(whole.locator("img.gth-thumb")).to_have_count(1, timeout=STEP_MS)

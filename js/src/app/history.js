@@ -31,8 +31,7 @@ export async function loadHistory({ backend, chat, view, threadId, turnId, signa
     const thread = await backend.history(threadId, turnId || undefined, { copy });
     if (signal.aborted) return null;
     if (thread.messages.length) chat.setHistory(thread.messages);
-    // What each turn shown cost, and the conversation so far (src/view/usage.js).
-    view.usage.showHistory(thread.usageTurns, (id) => view.messages.get(id)?.el, thread);
+    showUsage(view, thread);
     // This cell's turn is on a branch the thread left (a cell above ran again since).
     if (turnId && thread.currentBranch === false && thread.messages.length) view.addNote(EARLIER_RUN_TEXT, "muted");
     if (thread.state) view.log.setState(thread.state); // the event log's state view, after a reload
@@ -96,6 +95,7 @@ async function settle({ backend, chat, view, threadId, turnId, signal, onFree })
       if (thread && !thread.busy) {
         if (chat.running) return;
         chat.setHistory(thread.messages);
+        showUsage(view, thread);
         chat.restoreInterrupts(thread.interrupts);
         return onFree();
       }
@@ -110,16 +110,23 @@ async function settle({ backend, chat, view, threadId, turnId, signal, onFree })
 /**
  * `%gth` alone shows the whole thread: it is shown again whenever a run on it ends in another
  * view of this page (news from order.js; `signal` names this view and ends the following).
- * @param {{ backend: Backend, chat: ChatController, threadId: string, signal: AbortSignal }} opts
+ * @param {{ backend: Backend, chat: ChatController, view: TranscriptView, threadId: string, signal: AbortSignal }} opts
  */
-export function followNews({ backend, chat, threadId, signal }) {
+export function followNews({ backend, chat, view, threadId, signal }) {
   const refresh = async () => {
     if (signal.aborted || chat.running) return;
     const thread = await backend.history(threadId).catch(() => null);
     if (signal.aborted || !thread || chat.running) return;
     chat.setHistory(thread.messages);
+    showUsage(view, thread);
     chat.restoreInterrupts(thread.interrupts);
   };
   const stop = onNews(threadId, () => void refresh(), signal);
   signal.addEventListener("abort", stop, { once: true });
+}
+
+/** What each turn shown cost and the conversation so far, after the transcript was rebuilt
+ * from `thread` (src/view/usage.js). @param {TranscriptView} view @param {Thread} thread */
+function showUsage(view, thread) {
+  view.usage.showHistory(thread.usageTurns, (id) => view.messages.get(id)?.el, thread);
 }

@@ -110,7 +110,7 @@ async function start({ model, view, doc, env, turns, staticCopy, signal }) {
   };
   turns.start({ threadId, turnsOf: async (turn) => (await backend.history(threadId, turn)).turns, sent: loaded.sent, reload: () => void reload() });
   // `%gth` alone follows the turns other cells of this page run.
-  if (!turnId) followNews({ backend, chat, threadId, signal });
+  if (!turnId) followNews({ backend, chat, view, threadId, signal });
   view.setReady(true, threadId);
   // The run this cell started is still going (the page was reloaded): followed before the
   // queued prompt is looked at, so that finds the chat running.
