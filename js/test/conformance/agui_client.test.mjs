@@ -408,6 +408,12 @@ test(
     assert.equal(agent.messages[0].id, user.id);
     assert.equal(agent.messages[1].id, start.messageId);
     assert.equal(agent.messages[1].content, PLAIN_TEXT);
+    // The run's usage (AG-UI 1.0 TokenUsage) and its cost in the event's metadata reach the
+    // client's RUN_FINISHED callback through @ag-ui/client's verifier (issue 19).
+    const [usage] = rec.finished[0].event.usage;
+    assert.equal(usage.provider, "fake");
+    assert.ok(usage.inputTokens > 0 && usage.outputTokens > 0 && usage.totalTokens === usage.inputTokens + usage.outputTokens);
+    assert.deepEqual(rec.finished[0].event.metadata, { gth: { cost: { usd: 0, source: "offline" } } });
     assert.deepEqual(
       rec.result.newMessages.map((m) => m.id),
       [start.messageId],
