@@ -110,7 +110,7 @@ def _item(message: BaseMessage, names: Mapping[str, str]) -> dict[str, Any]:
         "kind": kind,
         "tokens": tokens,
         "chars": len(text),
-        "content": "\n".join([*media, text]) if media else text,
+        "content": "\n".join([*media, text] if text else media),
     }
     if len(item["content"]) > ITEM_CHARS:
         item["content"] = item["content"][:ITEM_CHARS]

@@ -115,3 +115,36 @@ async def test_the_endpoint_serves_the_owner_and_refuses_anyone_else(jp_fetch: A
         404,
         "thread_not_found",
     )
+
+
+async def test_the_context_is_the_history_after_summarization(tmp_path: Any) -> None:
+    """Gaunt Sloth's summarization middleware replaced the earlier turn with a summary: the
+    Context of the next turn shows what the model got, the summary, not the turn it replaced."""
+    from tests.standalone import standalone
+
+    config = {
+        "llm": {
+            "type": "fake",
+            "responses": ["First answer " * 60, "SUMMARY OF THE EARLIER TURN", "Second answer."],
+        },
+        "middleware": [
+            {"name": "summarization", "maxTokensBeforeSummary": 60, "messagesToKeep": 1}
+        ],
+    }
+    token = "summary-token-1234"
+    auth = {"Authorization": f"token {token}"}
+    async with standalone(tmp_path, config, token=token) as server:
+        for run_id, text in (("r1", "question one"), ("r2", "question two")):
+            body = {
+                "threadId": "s",
+                "runId": run_id,
+                "protocolVersion": "1.0",
+                "messages": [{"id": f"u-{run_id}", "role": "user", "content": text}],
+            }
+            answer = await server.http.post("/agents/default/run", headers=auth, json=body)
+            assert answer.status_code == 200
+        shown = await server.http.get("/gth/threads/s/context?turn=r2", headers=auth)
+    (call,) = shown.json()["calls"]
+    sent = " ".join(str(m["content"]) for m in call["messages"])
+    assert "SUMMARY OF THE EARLIER TURN" in sent and "question two" in sent
+    assert "First answer" not in sent
