@@ -15,7 +15,7 @@ import asyncio
 import html
 import logging
 from types import ModuleType
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from tornado import web
 
@@ -36,6 +36,9 @@ from ..contract.errors import AgentError
 from ..contract.names import DEFAULT_AGENT
 from ..copy.render import served_copy
 from .run_routes import RunRoutes
+
+if TYPE_CHECKING:
+    from ..agent.runtime import Runtime
 
 __all__ = [
     "GAUNT_SLOTH_ROUTES",
@@ -158,19 +161,27 @@ class GthRoutesMixin(RunRoutes):
         records = await runtime.threads.list(None if every else who.name)
         self.send_json(200, {"threads": [client_record(r).to_json() for r in records]})
 
+    async def _admitted_thread(self, thread_id: str, name: str) -> tuple[Runtime, str] | None:
+        """The runtime and store key of a thread the requester may read (its owner, or an admin
+        with ``?owner=NAME``); ``None`` once the refusal is sent."""
+        who = self.requester()
+        owner = self.get_query_argument("owner", None) or None
+        try:
+            runtime = await runtime_of(self.registry, name, who.name)
+            return runtime, await admit_thread(runtime, thread_id, who, write=False, owner=owner)
+        except ProtocolError as error:
+            self.send_refusal(error)
+            return None
+
     async def write_turn_context(self, thread_id: str, name: str = DEFAULT_AGENT) -> None:
         """``GET gth/threads/{id}/context?turn=ID``: what each model call of that turn was sent
         (every call on the current branch without ``turn``), for the thread's owner alone, or
         an admin with ``?owner=NAME``. ``404 turn_not_found`` for a turn the requester's thread
         has not, ``404 thread_not_found`` for a thread with nothing on it."""
-        who = self.requester()
-        owner = self.get_query_argument("owner", None) or None
-        try:
-            runtime = await runtime_of(self.registry, name, who.name)
-            key = await admit_thread(runtime, thread_id, who, write=False, owner=owner)
-        except ProtocolError as error:
-            self.send_refusal(error)
+        admitted = await self._admitted_thread(thread_id, name)
+        if admitted is None:
             return
+        runtime, key = admitted
         turn = self.get_query_argument("turn", None) or None
         found = await turn_calls(runtime, key, turn)
         if found is None:
@@ -190,14 +201,10 @@ class GthRoutesMixin(RunRoutes):
         this read (``null`` for a turn not on the thread), so the page writes it into the
         notebook with no other read."""
         self.note_oauth_redirect()  # this may be the request that connects the MCP servers
-        who = self.requester()
-        owner = self.get_query_argument("owner", None) or None
-        try:
-            runtime = await runtime_of(self.registry, name, who.name)
-            key = await admit_thread(runtime, thread_id, who, write=False, owner=owner)
-        except ProtocolError as error:
-            self.send_refusal(error)
+        admitted = await self._admitted_thread(thread_id, name)
+        if admitted is None:
             return
+        runtime, key = admitted
         turn = self.get_query_argument("turn", None) or None
         run = self.get_query_argument("run", None) or None
         try:

@@ -31,19 +31,27 @@ test("a tally adds runs per model, and one unknown price makes the sum unknown",
   assert.equal(tally.text(), "2,418 in · 713 out · 1,624 cached · cost unknown");
 });
 
-/** A prompt widget over HTTP whose runs report `usages` in turn, and whose thread is `view`. */
-function widget(view, usages) {
+/**
+ * A prompt widget over HTTP whose runs report `usages` in turn, whose thread is `view`, and
+ * whose context route answers `calls` (each URL it is asked for goes into the returned `asked`).
+ */
+function widget(view, usages, { thread = "t1", turn = "turn-1", calls = [] } = {}) {
   const { document } = makeDom();
   const el = document.createElement("div");
   document.body.append(el);
   const model = fakeModel({
-    thread_id: "t1", agent: "default", transport: "auto", base_url: "/base/", pending_prompt: "",
-    client_tools: [], turn_id: "turn-1", cell_id: "cell-a",
+    thread_id: thread, agent: "default", transport: "auto", base_url: "/base/", pending_prompt: "",
+    client_tools: [], turn_id: turn, cell_id: "cell-a",
   });
+  const asked = [];
   let runs = 0;
   const fetch = async (url, init = {}) => {
     if (url === "/base/gth/health") return Response.json({ status: "ok" });
-    if (url.startsWith("/base/gth/threads/t1")) return Response.json({ threadId: "t1", ...view });
+    if (url.startsWith(`/base/gth/threads/${thread}/context`)) {
+      asked.push(url);
+      return Response.json({ threadId: thread, calls });
+    }
+    if (url.startsWith(`/base/gth/threads/${thread}`)) return Response.json({ threadId: thread, ...view });
     if (url === "/base/gth/agents/default/run") {
       const body = JSON.parse(init.body);
       const { usage, cost } = usages[runs++];
@@ -53,7 +61,7 @@ function widget(view, usages) {
     return new Response("not found", { status: 404 });
   };
   const cleanup = mount({ model, el, env: { fetch, location: { protocol: "http:" }, raf: (cb) => setTimeout(cb, 0) } });
-  return { el, model, cleanup };
+  return { el, model, asked, cleanup };
 }
 
 const lines = (el) => [...el.querySelectorAll(".gth-usage")].map((n) => n.textContent);
@@ -108,14 +116,6 @@ test("after a reload each turn shown gets its line back, before the next turn", 
 
 test("a turn's Context view loads what each call was sent, as plain text", async () => {
   const view = { messages: [], turns: [], usage: [], cost: null };
-  const { document } = makeDom();
-  const el = document.createElement("div");
-  document.body.append(el);
-  const model = fakeModel({
-    thread_id: "t5", agent: "default", transport: "auto", base_url: "/base/", pending_prompt: "",
-    client_tools: [], turn_id: "turn-5", cell_id: "cell-a",
-  });
-  const asked = [];
   const calls = [
     {
       messageId: "m1", model: "claude-x", usage: { inputTokens: 5120, outputTokens: 12 }, tools: ["read_notebook", "run_python"],
@@ -126,21 +126,7 @@ test("a turn's Context view loads what each call was sent, as plain text", async
       ],
     },
   ];
-  const fetch = async (url, init = {}) => {
-    if (url === "/base/gth/health") return Response.json({ status: "ok" });
-    if (url.startsWith("/base/gth/threads/t5/context")) {
-      asked.push(url);
-      return Response.json({ threadId: "t5", calls });
-    }
-    if (url.startsWith("/base/gth/threads/t5")) return Response.json({ threadId: "t5", ...view });
-    if (url === "/base/gth/agents/default/run") {
-      const body = JSON.parse(init.body);
-      const end = { ...finished(body), usage: USAGE, metadata: { gth: { cost: { usd: 0.01, source: "genai-prices" } } } };
-      return new Response(sse([started(body), ...text("m1", "hi"), end]), { headers: { "Content-Type": "text/event-stream" } });
-    }
-    return new Response("not found", { status: 404 });
-  };
-  const cleanup = mount({ model, el, env: { fetch, location: { protocol: "http:" }, raf: (cb) => setTimeout(cb, 0) } });
+  const { el, model, asked, cleanup } = widget(view, [{ usage: USAGE, cost: { usd: 0.01, source: "genai-prices" } }], { thread: "t5", turn: "turn-5", calls });
   await until(() => el.querySelector(".gth-root").dataset.ready === "true", "ready");
   model.set("pending_prompt", "what is in my notebook?");
   await until(() => el.querySelector(".gth-usage"), "the cost line");

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
+from tornado.httpclient import HTTPClientError
 
 from gth_jupyter.agent.model_calls import CALL_BYTES, ITEM_CHARS
 from gth_jupyter.agent.runtime import Runtime
@@ -115,6 +116,14 @@ async def test_the_endpoint_serves_the_owner_and_refuses_anyone_else(jp_fetch: A
         404,
         "thread_not_found",
     )
+
+    # A turn id of 20,000 characters is one more unknown turn: refused in a short sentence.
+    long = {"turn": "t" * 20_000}
+    with pytest.raises(HTTPClientError) as info:
+        await as_user(jp_fetch, "alice", "threads", "a1", "context", params=long)
+    assert info.value.code == 404 and info.value.response is not None
+    refusal = json.loads(info.value.response.body)
+    assert refusal["code"] == "turn_not_found" and len(refusal["message"]) < 300
 
 
 async def test_the_context_is_the_history_after_summarization(tmp_path: Any) -> None:
