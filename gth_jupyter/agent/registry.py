@@ -294,6 +294,8 @@ class AgentRegistry:
             "a2ui": self.effective.a2ui.model_dump(by_alias=True),
             # The page holds the notebook tools to it: only "bypass" rewrites a %gth cell.
             "approvals": {"mode": self.effective.approvals.mode or "assisted"},
+            # What a cell the agent writes records of who wrote it (metadata.gth).
+            "provenance": self.config.jupyter.provenance.model_dump(by_alias=True),
             "kernelTools": self._kernel_tools(tools),
             "agui": self._agui(),
         }

@@ -229,16 +229,27 @@ class AguiConfig(_Model):
     protocol: AguiProtocol | None = None
 
 
+class ProvenanceConfig(_Model):
+    """``jupyter.provenance``: what a cell the agent wrote keeps of who wrote it, beside its
+    turn, thread, tool call, time and source hash (``metadata.gth``). ``model: false`` records
+    no model name, ``approvedBy: false`` no approver, for files shared beyond the team."""
+
+    model: StrictBool = True
+    approved_by: StrictBool = True
+
+
 class JupyterConfig(_Model):
     """``jupyter`` (root only): what ``%gth`` cells keep in the notebook and how long they wait.
 
     ``savePhotos``: keep the photos ``capture_image`` took in the saved notebook's static copy
     (default ``false``: a placeholder says a photo was taken). ``headlessTimeoutSeconds``: how
-    long a ``%gth`` cell run without a front end (nbconvert, papermill) waits for its turn."""
+    long a ``%gth`` cell run without a front end (nbconvert, papermill) waits for its turn.
+    ``provenance``: see :class:`ProvenanceConfig`."""
 
     save_photos: StrictBool = False
     # strict: a string or a boolean is a mistake to report, not a number to guess
     headless_timeout_seconds: float = Field(default=600.0, gt=0, allow_inf_nan=False, strict=True)
+    provenance: ProvenanceConfig = Field(default_factory=ProvenanceConfig)
 
 
 class ModelPrice(BaseModel):

@@ -49,6 +49,8 @@ export class TranscriptView {
     /** The agent's approvals mode, from its info ("" until it comes): `bypass` alone lets the
      * notebook tools rewrite a `%gth` cell. */
     this.approvalMode = "";
+    /** The model written into a cell's provenance ("" for none). */
+    this.provenanceModel = "";
     this.host = new A2uiHost({ doc, onAction: (a) => opts.onAction(a), media: this.media });
 
     this.model = h(doc, "span", { cls: "gth-model" });

@@ -4,6 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mount } from "../src/app/mount.js";
+import { showAgentInfo } from "../src/app/traits.js";
 import { linkNotebook, notebookLink, NOTEBOOK_TOOLS } from "../src/tools/notebook.js";
 import { capText, lineDiff, MAX_OUTPUT_TEXT, runResult, stripAnsi, summarizeNotebook } from "../src/tools/notebook_summary.js";
 import { createRegistry } from "../src/tools/registry.js";
@@ -34,10 +35,11 @@ const notebook = () => [
   },
 ];
 
-const traits = (extra = {}) => ({ cell_id: "c-ask", kernel_id: "k1", turn_id: "turn-1", ...extra });
+const traits = (extra = {}) => ({ cell_id: "c-ask", kernel_id: "k1", turn_id: "turn-1", thread_id: "t-9", ...extra });
 const linkTo = (nb, model = fakeModel(traits())) => notebookLink(model, { global: { __gth_jupyter_notebook__: nb.bridge } });
 const tool = (registry, name) => registry.get(name).handler;
-const call = async (registry, name, args) => JSON.parse(await tool(registry, name)(args, {}));
+// As the registry runs a call: with its id and tool name (a written cell's provenance).
+const call = async (registry, name, args) => JSON.parse(await tool(registry, name)(args, { toolCallId: "call-1", toolName: name }));
 
 test("the notebook tools are declared only while the bridge finds this widget's notebook", () => {
   const nb = fakeBridge(notebook());
@@ -151,8 +153,9 @@ test("insert_cell: below the asking cell, marked with the turn; with run, the ou
   assert.deepEqual(plain, { cell_id: "new-1", index: 4 });
   assert.deepEqual(nb.calls.find((c) => c.method === "insertCell").args, {
     source: "df.head()", cellType: "code", after: undefined, askingCellId: "c-ask", turnId: "turn-1", run: false, imageHosts: [],
+    provenance: { threadId: "t-9", toolCallId: "call-1", tool: "insert_cell" },
   });
-  assert.deepEqual(nb.cells[4].metadata, { gth: { turnId: "turn-1" } });
+  assert.deepEqual(nb.cells[4].metadata, { gth: { turnId: "turn-1", change: "inserted", threadId: "t-9", toolCallId: "call-1", tool: "insert_cell" } });
 
   const ran = await call(registry, "insert_cell", { source: "plot()", run: true, after: "c-fail" });
   assert.equal(nb.cells[3].id, "new-2");
@@ -224,7 +227,10 @@ test("edit_cell: the cell's new source, and the change as a line diff", async ()
   // rewritten only when the agent's approvals mode is bypass.
   assert.deepEqual(nb.calls.find((c) => c.method === "editCell").args, {
     cellId: "c-fail", source: "df['Revenue'].sum()", turnId: "turn-1", imageHosts: [], cellType: "code", allowMagic: false,
+    provenance: { threadId: "t-9", toolCallId: "call-1", tool: "edit_cell" },
   });
+  // The edited cell says so, and does not pull the turn's next insert below it.
+  assert.equal(nb.cells.find((c) => c.id === "c-fail").metadata.gth.change, "edited");
   assert.deepEqual(await call(registry, "edit_cell", { cell_id: "gone", source: "" }), { error: "No cell gone in analysis.ipynb." });
   assert.match((await call(registry, "edit_cell", { source: "x" })).error, /needs 'cell_id'/);
   assert.match((await call(registry, "edit_cell", { cell_id: "c-md", source: "x", cell_type: "raw" })).error, /'cell_type' must be/);
@@ -321,7 +327,7 @@ test("mount, %gth alone: an insert_cell approved with edited code inserts and ru
   const el = document.createElement("div");
   document.body.append(el);
   const nb = fakeBridge(notebook(), { ran: () => ({ executionCount: 4, outputs: [{ output_type: "stream", name: "stdout", text: "edited ran\n" }] }) });
-  const model = fakeModel({ thread_id: "t1", transport: "auto", base_url: "/base/", client_tools: [], ...traits({ turn_id: "" }) });
+  const model = fakeModel({ thread_id: "t1", transport: "auto", base_url: "/base/", client_tools: [], ...traits({ turn_id: "", thread_id: "t1" }) });
   const asked = { source: "print('model')", run: true };
   const approval = {
     id: "int-1", reason: "confirmation", toolCallId: "i1", message: "The agent wants to run Python code in the notebook's kernel (insert_cell).",
@@ -358,7 +364,23 @@ test("mount, %gth alone: an insert_cell approved with edited code inserts and ru
   assert.equal(inserted.execution_count, 4);
   const runs = requests.filter((r) => r.url.endsWith("/run")).map((r) => JSON.parse(r.init.body));
   const user = runs[0].messages.findLast((m) => m.role === "user");
-  assert.deepEqual(inserted.metadata, { gth: { turnId: user.id } }); // the turn's stand-in id
+  // The turn's stand-in id, the thread, the call and its tool.
+  assert.deepEqual(inserted.metadata, { gth: { turnId: user.id, change: "inserted", threadId: "t1", toolCallId: "i1", tool: "insert_cell" } });
   assert.equal(JSON.parse(runs[2].messages.at(-1).content).stdout, "edited ran\n");
   cleanup();
+});
+
+test("a written cell records the agent's model unless the server's jupyter.provenance.model is off", async () => {
+  const view = { setMediaHosts() {}, setHeader() {}, approvalMode: "", provenanceModel: "" };
+  const model = fakeModel(traits({ model_label: "x" }));
+  showAgentInfo(model, view, { model: "claude-x", provenance: { model: true, approvedBy: true } });
+  assert.equal(view.provenanceModel, "claude-x");
+  const nb = fakeBridge(notebook());
+  const dom = makeDom();
+  const link = linkNotebook({ model, view: { doc: dom.document, root: dom.document.body, cardActions: {}, ...view }, env: { global: { __gth_jupyter_notebook__: nb.bridge } } });
+  const registry = createRegistry([], { notebook: link });
+  await call(registry, "insert_cell", { source: "x = 1" });
+  assert.equal(nb.cells.find((c) => c.source === "x = 1").metadata.gth.model, "claude-x");
+  showAgentInfo(model, view, { model: "claude-x", provenance: { model: false, approvedBy: false } });
+  assert.equal(view.provenanceModel, "");
 });

@@ -3,6 +3,8 @@
 // the notebook it sits in. Everything goes through the notebook's model, never the DOM: windowed
 // notebooks detach off-screen cells, and the model holds unsaved edits.
 import { NotebookActions, runCell as defaultRunCell } from "@jupyterlab/notebook";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { safeCellMarkdown } from "./safe_markdown.js";
 
 export const BRIDGE_VERSION = 1;
@@ -76,10 +78,54 @@ function cellIndex(panel, cellId) {
   return -1;
 }
 
-/** @param {ICellModel} cell */
-function turnIdOf(cell) {
+/**
+ * The turn that inserted this cell, if the agent did (an edited cell names its turn too, but
+ * does not place the turn's next insert: that goes after what the turn added, not after a cell
+ * it changed). Cells from before provenance carry `{turnId}` alone: inserted.
+ * @param {ICellModel} cell
+ */
+function insertedBy(cell) {
   const gth = /** @type {any} */ (cell.getMetadata("gth"));
-  return gth && typeof gth === "object" ? gth.turnId : undefined;
+  if (!gth || typeof gth !== "object" || (gth.change ?? "inserted") !== "inserted") return undefined;
+  return gth.turnId;
+}
+
+/**
+ * The hash of a cell's source as the agent wrote it, kept in its provenance so that "edited by
+ * you since" is computed on read (gth-jupyter provenance computes the same in Python).
+ * @param {string} source
+ */
+export function sourceHash(source) {
+  return `sha256:${bytesToHex(sha256(utf8ToBytes(source)))}`;
+}
+
+/**
+ * @typedef {{ threadId?: string, toolCallId?: string, tool?: string, model?: string,
+ *   approvedBy?: string }} Provenance
+ *   Who wrote a cell, kept in its `metadata.gth` (with `turnId`, `change`, `at`, `sourceHash`).
+ */
+
+/**
+ * A cell's `metadata.gth`: which turn wrote it, how, with which call and model, and the hash of
+ * what it wrote. Fields the caller left out (a setting may drop `model` and `approvedBy`) are
+ * not written.
+ * @param {"inserted" | "edited"} change
+ * @param {string | undefined} turnId
+ * @param {Provenance | undefined} provenance
+ * @param {string} source
+ */
+function provenanceOf(change, turnId, provenance, source) {
+  /** @type {Record<string, string>} */
+  const gth = {};
+  if (turnId) gth.turnId = turnId;
+  gth.change = change;
+  for (const key of /** @type {const} */ (["threadId", "toolCallId", "tool", "model", "approvedBy"])) {
+    const value = provenance?.[key];
+    if (typeof value === "string" && value) gth[key] = value;
+  }
+  gth.at = new Date().toISOString();
+  gth.sourceHash = sourceHash(source);
+  return gth;
 }
 
 /** The part of a notebook the widget may use; every call checks the notebook is still open. */
@@ -165,21 +211,22 @@ export class NotebookHandle {
     if (turnId) {
       const cells = /** @type {any} */ (this._open().model).cells;
       for (let i = index + 1; i < cells.length; i++) {
-        if (turnIdOf(cells.get(i)) === turnId) index = i;
+        if (insertedBy(cells.get(i)) === turnId) index = i;
       }
     }
     return index + 1;
   }
 
   /**
-   * Inserts a cell as one undoable step, marked `{gth: {turnId}}`; with `run`, runs it in the
+   * Inserts a cell as one undoable step, its provenance in `metadata.gth` (see provenanceOf);
+   * with `run`, runs it in the
    * notebook's kernel as the person's Shift+Enter would (the notebook's own executor, in order
    * with the person's queue) and resolves with its outputs once it finished.
    * @param {{source: string, cellType?: string, after?: string, askingCellId?: string,
-   *   turnId?: string, run?: boolean, imageHosts?: string[]}} options `imageHosts`: the hosts
-   *   whose images may load in the Markdown written (safe_markdown.js)
+   *   turnId?: string, run?: boolean, imageHosts?: string[], provenance?: Provenance}} options
+   *   `imageHosts`: the hosts whose images may load in the Markdown written (safe_markdown.js)
    */
-  async insertCell({ source, cellType = "code", after, askingCellId, turnId, run = false, imageHosts }) {
+  async insertCell({ source, cellType = "code", after, askingCellId, turnId, run = false, imageHosts, provenance }) {
     if (typeof source !== "string") throw new Error("insertCell needs the cell's source (a string).");
     if (cellType !== "code" && cellType !== "markdown") {
       throw new Error(`A cell is "code" or "markdown", not ${JSON.stringify(cellType)}.`);
@@ -196,7 +243,7 @@ export class NotebookHandle {
       throw new Error(`The notebook ${this.path} has no running kernel.`);
     }
     /** @type {any} */
-    const cell = { cell_type: cellType, source, metadata: turnId ? { gth: { turnId } } : {} };
+    const cell = { cell_type: cellType, source, metadata: { gth: provenanceOf("inserted", turnId, provenance, source) } };
     if (cellType === "code") {
       cell.outputs = [];
       cell.execution_count = null;
@@ -230,10 +277,12 @@ export class NotebookHandle {
    * write and any other as code): a code cell is never changed as markdown. A `%gth` cell (the
    * asking one, one showing a chat, or one that calls the magic) is rewritten only with
    * `allowMagic` (approvals at `bypass`): its new source would run as the person's next prompt.
+   * The cell's `metadata.gth` then says the agent edited it (a cell the same turn inserted
+   * stays "inserted": it is still the turn's own).
    * @param {{cellId: string, source: string, turnId?: string, imageHosts?: string[],
-   *   cellType?: string, allowMagic?: boolean}} options
+   *   cellType?: string, allowMagic?: boolean, provenance?: Provenance}} options
    */
-  editCell({ cellId, source, imageHosts, cellType = "code", allowMagic = false }) {
+  editCell({ cellId, source, turnId, imageHosts, cellType = "code", allowMagic = false, provenance }) {
     if (typeof source !== "string") throw new Error("editCell needs the new source (a string).");
     const [, cell] = this._cell(cellId);
     if (cellType === "markdown" && cell.type !== "markdown") {
@@ -248,7 +297,12 @@ export class NotebookHandle {
     if (cell.type === "markdown") source = safeCellMarkdown(source, { imageHosts });
     const shared = /** @type {any} */ (cell.sharedModel);
     const before = shared.getSource();
-    oneUndoStep(shared, () => shared.setSource(source));
+    const own = turnId !== undefined && insertedBy(cell) === turnId;
+    const gth = provenanceOf(own ? "inserted" : "edited", turnId, provenance, source);
+    oneUndoStep(shared, () => {
+      shared.setSource(source);
+      cell.setMetadata("gth", gth);
+    });
     return { cellId, before, after: shared.getSource() };
   }
 

@@ -36,6 +36,8 @@ from browser_harness import (
 from playwright.sync_api import Locator, WebSocketRoute, expect
 from test_notebook_bridge import call, cell_ids, open_with_bridge, save_until
 
+from gth_jupyter.copy.provenance import source_hash
+
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is not installed"),
@@ -212,7 +214,9 @@ def test_bridge_edits_merge_into_the_shared_document(
     expect(source(second_page, 3)).to_have_text("b = 10")
     seen_b = call(second_page, ids[1], "read")["cells"]
     assert seen_b[2]["id"] == inserted["cellId"]
-    assert seen_b[2]["metadata"]["gth"] == {"turnId": "turn-1"}
+    marks = seen_b[2]["metadata"]["gth"]
+    assert (marks["turnId"], marks["change"]) == ("turn-1", "inserted")
+    assert marks["sourceHash"] == source_hash("print(a * 3)")
     assert seen_b[2]["outputs"] == inserted["outputs"]
     assert seen_b[4]["source"] == "c = 4  # edited in B"
     # And the first page has the second's edit: merged, not overwritten.
@@ -225,5 +229,5 @@ def test_bridge_edits_merge_into_the_shared_document(
     )
     kept = content["cells"][2]
     assert kept["id"] == inserted["cellId"]
-    assert kept["metadata"]["gth"] == {"turnId": "turn-1"}
+    assert kept["metadata"]["gth"] == marks
     assert kept["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "6\n"}]

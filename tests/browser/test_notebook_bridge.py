@@ -22,6 +22,8 @@ from browser_harness import (
 from nbformat.sign import NotebookNotary
 from playwright.sync_api import expect
 
+from gth_jupyter.copy.provenance import source_hash, written_cells
+
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is not installed"),
@@ -29,6 +31,13 @@ pytestmark = [
 ]
 
 SCRIPTS: dict[str, list[Any]] = {"default": []}
+# What the widget hands the bridge with a write (js/src/tools/notebook.js).
+PROVENANCE = {
+    "threadId": "thread-1",
+    "toolCallId": "call-1",
+    "tool": "insert_cell",
+    "model": "demo",
+}
 
 # find() the notebook by a cell id, then call one handle method with the arguments.
 CALL = """async ([cellId, method, args]) => {
@@ -114,7 +123,13 @@ def test_insert_cell_runs_below_the_asking_cell_and_is_saved(
         notebook,
         ids[1],
         "insertCell",
-        {"source": "print(a * 3)", "askingCellId": ids[1], "turnId": "turn-1", "run": True},
+        {
+            "source": "print(a * 3)",
+            "askingCellId": ids[1],
+            "turnId": "turn-1",
+            "run": True,
+            "provenance": PROVENANCE,
+        },
     )
     assert first["index"] == 2
     assert first["status"] == "ok"
@@ -161,7 +176,21 @@ def test_insert_cell_runs_below_the_asking_cell_and_is_saved(
     ]
     kept = content["cells"][3]
     assert kept["id"] == first["cellId"]
-    assert kept["metadata"]["gth"] == {"turnId": "turn-1"}
+    gth = kept["metadata"]["gth"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", gth.pop("at"))
+    # Who wrote it, and the hash of what it wrote, as Python computes it from the file.
+    assert gth == {
+        "turnId": "turn-1",
+        "change": "inserted",
+        **PROVENANCE,
+        "sourceHash": source_hash("print(a * 3)"),
+    }
+    # The Markdown note and the two code cells, in notebook order; none changed since.
+    assert [(c.index, c.change, c.editedSince) for c in written_cells(content)] == [
+        (1, "inserted", False),
+        (3, "inserted", False),
+        (4, "inserted", False),
+    ]
     assert kept["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "6\n"}]
     assert "gth" not in content["cells"][0]["metadata"]
 
@@ -170,12 +199,15 @@ def test_edit_cell_is_undone_by_the_notebooks_undo(
     jupyter: JupyterServer, notebook: NotebookPage
 ) -> None:
     rel = f"bridge-edit-{jupyter.app}.ipynb"
-    write_notebook(jupyter.root / rel, ["y = 1", "%gth"])
+    write_notebook(jupyter.root / rel, ["y = 1", "%gth", "w = 0"])
     ids = cell_ids(jupyter, rel)
     open_with_bridge(notebook, rel)
 
     edited = call(notebook, ids[1], "editCell", {"cellId": ids[0], "source": "y = 2"})
     assert edited == {"cellId": ids[0], "before": "y = 1", "after": "y = 2"}
+    # The edit is marked as the agent's, with the hash of what it wrote.
+    gth = call(notebook, ids[1], "read")["cells"][0]["metadata"]["gth"]
+    assert gth["change"] == "edited" and gth["sourceHash"] == source_hash("y = 2")
     editor = notebook.cells.nth(0).locator(".jp-InputArea-editor .cm-content")
     expect(editor).to_have_text("y = 2")
     # Undo in the cell, as a person does: one Ctrl+Z restores the source.
@@ -184,13 +216,19 @@ def test_edit_cell_is_undone_by_the_notebooks_undo(
     expect(editor).to_have_text("y = 1")
     assert call(notebook, ids[1], "read")["cells"][0]["source"] == "y = 1"
 
+    # A cell the turn edited below the asking cell does not pull the turn's inserts below it:
+    # they go after what the turn inserted, right under the asking cell.
+    call(notebook, ids[1], "editCell", {"cellId": ids[2], "source": "w = 1", "turnId": "t"})
+    marks = call(notebook, ids[1], "read")["cells"][2]["metadata"]["gth"]
+    assert marks["turnId"] == "t" and marks["change"] == "edited"
     # An inserted cell is one step of the notebook's undo (Z in command mode).
-    call(notebook, ids[1], "insertCell", {"source": "z = 3", "turnId": "t"})
-    expect(notebook.cells).to_have_count(3)
+    put = call(notebook, ids[1], "insertCell", {"source": "z = 3", "turnId": "t"})
+    assert put["index"] == 2
+    expect(notebook.cells).to_have_count(4)
     notebook.cells.nth(0).locator(".jp-InputPrompt").click()
     notebook.page.keyboard.press("Escape")
     notebook.page.keyboard.press("z")
-    expect(notebook.cells).to_have_count(2)
+    expect(notebook.cells).to_have_count(3)
 
     try:
         call(notebook, ids[1], "editCell", {"cellId": "nope", "source": ""})

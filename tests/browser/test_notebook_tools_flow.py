@@ -35,6 +35,7 @@ from browser_harness import (
 from playwright.sync_api import Locator, expect
 
 from gth_jupyter.config._jsonc import loads
+from gth_jupyter.copy.provenance import written_cells
 
 pytestmark = [
     pytest.mark.browser,
@@ -254,14 +255,23 @@ def test_assisted_asks_for_code_cells_and_the_cells_are_saved_marked(
     (turn,) = [t["turnId"] for t in thread["turns"]]
     notebook.save()  # the file held no output before: saved once it holds the chat's
     saved = nbformat.read(str(jupyter.root / rel), as_version=4)  # type: ignore[no-untyped-call]
-    cells = [(c.source, c.metadata.get("gth")) for c in saved.cells]
+    cells = [(c.source, (c.metadata.get("gth") or {}).get("turnId")) for c in saved.cells]
     assert cells[:5] == [
         ("%load_ext gth_jupyter", None),
         ("%gth go", None),
-        (NOTE, {"turnId": turn}),
-        (WRITTEN, {"turnId": turn}),
-        (RAN, {"turnId": turn}),
+        (NOTE, turn),
+        (WRITTEN, turn),
+        (RAN, turn),
     ], cells
+    # Each says who wrote it: the thread, the call, the tool, the model, unchanged since.
+    thread_id = str(root.get_attribute("data-thread-id"))
+    written = written_cells(saved)
+    assert [(w.index, w.change, w.tool, w.threadId, w.editedSince) for w in written] == [
+        (i, "inserted", "insert_cell", thread_id, False) for i in (2, 3, 4)
+    ]
+    assert len({w.toolCallId for w in written}) == 3 and all(w.at for w in written)
+    model = jupyter.api("GET", "gth/info")["model"]
+    assert model and all(w.model == model for w in written), (model, written)
     assert not any("trusted" in c.metadata for c in saved.cells[2:5]), saved.cells[2:5]
     assert saved.cells[4].outputs[0]["text"] == "42\n", saved.cells[4].outputs
 

@@ -39,5 +39,7 @@ export function followTraits(model, view, signal) {
 export function showAgentInfo(model, view, info) {
   view.setMediaHosts(info.a2ui?.imageHosts);
   view.approvalMode = typeof info.approvals?.mode === "string" ? info.approvals.mode : "";
+  // The model the cells the agent writes record (none where jupyter.provenance.model is off).
+  view.provenanceModel = info.provenance?.model === false || typeof info.model !== "string" ? "" : info.model;
   if (!model.get("model_label")) view.setHeader({ modelLabel: [info.provider, info.model].filter(Boolean).join(" · "), offline: Boolean(info.offline) });
 }

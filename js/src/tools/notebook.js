@@ -26,23 +26,27 @@ const MARKDOWN_REWRITTEN =
 
 /**
  * @typedef {{ path: string, read: (o?: { offset?: number, limit?: number }) => any,
- *   insertCell: (o: { source: string, cellType?: string, after?: string, askingCellId?: string, turnId?: string, run?: boolean, imageHosts?: string[] }) => Promise<any>,
- *   editCell: (o: { cellId: string, source: string, turnId?: string, imageHosts?: string[], cellType?: string, allowMagic?: boolean }) => any,
+ *   insertCell: (o: { source: string, cellType?: string, after?: string, askingCellId?: string, turnId?: string, run?: boolean, imageHosts?: string[], provenance?: Provenance }) => Promise<any>,
+ *   editCell: (o: { cellId: string, source: string, turnId?: string, imageHosts?: string[], cellType?: string, allowMagic?: boolean, provenance?: Provenance }) => any,
  *   setStaticCopy?: (o: { displayId: string, data: Record<string, string> }) => boolean }} NotebookHandle
  * @typedef {{ version?: number, find: (o: { cellId: string, kernelId: string }) => NotebookHandle | null }} NotebookBridge
- * @typedef {{ cellId: string, kernelId: string, turnId: string, bridge: () => NotebookBridge | null,
+ * @typedef {{ threadId?: string, toolCallId?: string, tool?: string, model?: string, approvedBy?: string }} Provenance
+ *   What the bridge keeps in a written cell's `metadata.gth` beside its turn (bridge.js).
+ * @typedef {{ cellId: string, kernelId: string, turnId: string, threadId: string, bridge: () => NotebookBridge | null,
  *   handle: () => NotebookHandle | null, why: () => string, imageHosts?: () => string[],
- *   approvalMode?: () => string }} NotebookLink
+ *   approvalMode?: () => string, model?: () => string }} NotebookLink
  *   This widget's way to its notebook: found again at each use, so a closed notebook or a
  *   reloaded extension is never held on to. `imageHosts`: the hosts whose images load in the
  *   view (`a2ui.imageHosts`); the bridge lets only those load in the Markdown cells it writes.
+ *   `model`: the agent's model as the cells it writes record it ("" where the server's
+ *   `jupyter.provenance.model` is off).
  */
 
 /** Pages already told the notebook tools are off (each page once, by its global). */
 const told = new WeakSet();
 
 /**
- * @param {{ get: (k: string) => any }} model the widget's model (traits cell_id, kernel_id, turn_id)
+ * @param {{ get: (k: string) => any }} model the widget's model (traits cell_id, kernel_id, turn_id, thread_id)
  * @param {{ global?: any }} [env] where the bridge is looked for (a test's fake page)
  * @returns {NotebookLink}
  */
@@ -50,6 +54,7 @@ export function notebookLink(model, env = {}) {
   const cellId = String(model.get("cell_id") || "");
   const kernelId = String(model.get("kernel_id") || "");
   const turnId = String(model.get("turn_id") || "");
+  const threadId = String(model.get("thread_id") || "");
   const bridge = () => {
     const found = (env.global ?? globalThis)[BRIDGE_KEY];
     return found && typeof found.find === "function" ? /** @type {NotebookBridge} */ (found) : null;
@@ -73,7 +78,7 @@ export function notebookLink(model, env = {}) {
     if (!cellId) return "Notebook tools are off: the kernel did not say which cell made this widget.";
     return handle() ? "" : "Notebook tools are off: this widget's notebook is not open on this page.";
   };
-  return { cellId, kernelId, turnId, bridge, handle, why };
+  return { cellId, kernelId, turnId, threadId, bridge, handle, why };
 }
 
 /**
@@ -81,12 +86,13 @@ export function notebookLink(model, env = {}) {
  * the notebook, else the first view of the page says once, quietly, why the notebook tools are
  * off. Returns the link the registry's notebook tools use.
  * @param {{ model: { get: (k: string) => any }, view: { doc: Document, root: any, cardActions: import("../view/kernelcards.js").CardActions,
- *   media?: { hosts: string[] }, approvalMode?: string }, env?: { global?: any } }} opts
+ *   media?: { hosts: string[] }, approvalMode?: string, provenanceModel?: string }, env?: { global?: any } }} opts
  */
 export function linkNotebook({ model, view, env = {} }) {
   const link = notebookLink(model, env);
   link.imageHosts = () => [...(view.media?.hosts ?? [])];
   link.approvalMode = () => String(view.approvalMode ?? "");
+  link.model = () => String(view.provenanceModel ?? "");
   const why = link.why();
   if (!why) {
     view.cardActions.insertCell = (code) => insertCode(link, code);
@@ -144,11 +150,28 @@ export function cellAt(link, cellId) {
   let hit = cells.findIndex((c) => c?.id === id);
   if (hit < 0) return null;
   if (!cellId && link.turnId) {
-    for (let i = hit + 1; i < cells.length; i++) if (cells[i]?.metadata?.gth?.turnId === link.turnId) hit = i;
+    for (let i = hit + 1; i < cells.length; i++) if (insertedIn(cells[i], link.turnId)) hit = i;
   }
   const cell = cells[hit];
   return { index: cell.index, type: cell.cell_type, source: String(cell.source ?? "") };
 }
+
+/**
+ * Whether turn `turnId` inserted this cell (read_notebook's JSON): an edited cell names its turn
+ * but does not place the turn's next insert (bridge.js places it the same way).
+ * @param {any} cell @param {string} turnId
+ */
+const insertedIn = (cell, turnId) => cell?.metadata?.gth?.turnId === turnId && (cell.metadata.gth.change ?? "inserted") === "inserted";
+
+/**
+ * A written cell's provenance: the thread, the call and its tool, and the model.
+ * @param {NotebookLink} link @param {{ toolCallId?: string, toolName?: string } | undefined} ctx
+ * @returns {Provenance}
+ */
+const provenanceOf = (link, ctx) => {
+  const given = { threadId: link.threadId, toolCallId: ctx?.toolCallId, tool: ctx?.toolName, model: link.model?.() };
+  return /** @type {Provenance} */ (Object.fromEntries(Object.entries(given).filter(([, v]) => typeof v === "string" && v)));
+};
 
 /** @param {string} message */
 const failed = (message) => ({ error: message });
@@ -196,7 +219,8 @@ function indexOf(nb, cellId, total) {
  * @param {NotebookHandle} nb
  * @param {any} args
  * @param {NotebookLink} link
- * @param {{ turnId?: string }} [ctx] the call's context: its turn marks the cell
+ * @param {{ turnId?: string, toolCallId?: string, toolName?: string }} [ctx] the call's context: its
+ *   turn marks the cell, its id and tool go into the cell's provenance
  */
 export async function insertCell(nb, args, link, ctx) {
   if (typeof args?.source !== "string") return failed("insert_cell needs 'source', the cell's text.");
@@ -206,7 +230,8 @@ export async function insertCell(nb, args, link, ctx) {
   const run = Boolean(args.run);
   const turnId = turnOf(link, ctx);
   const imageHosts = link.imageHosts?.() ?? [];
-  const done = await nb.insertCell({ source: args.source, cellType, after: args.after || undefined, askingCellId: link.cellId, turnId, run, imageHosts });
+  const provenance = provenanceOf(link, ctx);
+  const done = await nb.insertCell({ source: args.source, cellType, after: args.after || undefined, askingCellId: link.cellId, turnId, run, imageHosts, provenance });
   /** @type {Record<string, unknown>} */
   const answer = { cell_id: String(done?.cellId ?? ""), index: done?.index ?? null };
   if (typeof done?.source === "string") answer.note = `${MARKDOWN_REWRITTEN} It reads:\n${done.source}`;
@@ -219,7 +244,7 @@ export async function insertCell(nb, args, link, ctx) {
  * @param {NotebookHandle} nb
  * @param {any} args
  * @param {NotebookLink} link
- * @param {{ turnId?: string }} [ctx]
+ * @param {{ turnId?: string, toolCallId?: string, toolName?: string }} [ctx]
  */
 export async function editCell(nb, args, link, ctx) {
   if (typeof args?.cell_id !== "string" || !args.cell_id) return failed("edit_cell needs 'cell_id', a cell id from read_notebook.");
@@ -229,7 +254,10 @@ export async function editCell(nb, args, link, ctx) {
   // The server asked for this call as what cell_type says; the bridge holds the call to it, and
   // rewrites a %gth cell only at bypass (the server's mode, from the agent's info).
   const allowMagic = link.approvalMode?.() === "bypass";
-  const done = await nb.editCell({ cellId: args.cell_id, source: args.source, turnId: turnOf(link, ctx), imageHosts: link.imageHosts?.() ?? [], cellType, allowMagic });
+  const done = await nb.editCell({
+    cellId: args.cell_id, source: args.source, turnId: turnOf(link, ctx), imageHosts: link.imageHosts?.() ?? [], cellType, allowMagic,
+    provenance: provenanceOf(link, ctx),
+  });
   const diff = lineDiff(String(done?.before ?? ""), String(done?.after ?? args.source));
   const lines = diff.lines.length > MAX_DIFF_LINES ? [...diff.lines.slice(0, MAX_DIFF_LINES), `@@ ${diff.lines.length - MAX_DIFF_LINES} more diff lines not shown @@`] : diff.lines;
   return { cell_id: String(done?.cellId ?? args.cell_id), added: diff.added, removed: diff.removed, diff: lines };
@@ -246,9 +274,9 @@ const turnOf = (link, ctx) => (typeof ctx?.turnId === "string" && ctx.turnId) ||
  * A tool def run against this widget's notebook; a missing notebook or a bridge error is an
  * `{error}` result, never a throw, so the model can tell the person what went wrong.
  * @param {NotebookLink} link
- * @param {(nb: NotebookHandle, args: any, link: NotebookLink, ctx?: { turnId?: string }) => any} fn
+ * @param {(nb: NotebookHandle, args: any, link: NotebookLink, ctx?: { turnId?: string, toolCallId?: string, toolName?: string }) => any} fn
  */
-const onNotebook = (link, fn) => async (/** @type {any} */ args, /** @type {{ turnId?: string } | undefined} */ ctx) => {
+const onNotebook = (link, fn) => async (/** @type {any} */ args, /** @type {{ turnId?: string, toolCallId?: string, toolName?: string } | undefined} */ ctx) => {
   const nb = link.handle();
   if (!nb) return JSON.stringify(failed(link.why() || "The notebook is not open on this page."));
   try {
