@@ -15,6 +15,7 @@ import { FrameScheduler } from "./view/frame.js";
 import { LiveParts } from "./view/live.js";
 import { ToolCard } from "./view/toolcard.js";
 import { UsageLines } from "./view/usage.js";
+import { ChangesCards } from "./view/changes.js";
 import { WaitingLine } from "./view/waiting.js";
 
 export const A2UI_TOOL = "show_a2ui_surface";
@@ -63,6 +64,8 @@ export class TranscriptView {
     this.list = h(doc, "div", { cls: "gth-transcript", attrs: { role: "log", "aria-live": "polite" } });
     /** Each turn's cost line, and the conversation's total in the header (src/view/usage.js). */
     this.usage = new UsageLines(doc, this);
+    /** Each turn's Changes card: the cells it inserted or edited (view/changes.js). */
+    this.changes = new ChangesCards(doc, this);
     this.composer = new Composer(doc, { onSend: opts.onSend, onStop: opts.onStop });
     /** Why a prompt has not gone out yet: cell order, or a busy thread (src/order.js). */
     this.waiting = new WaitingLine(doc);
@@ -157,12 +160,16 @@ export class TranscriptView {
         return this.onAgui(e.event);
       case "user":
         this.usage.newTurn();
+        this.changes.newTurn();
         return this.addUser(e.message);
       case "run-state":
         return this.setRunning(e.running);
       case "tool-run": {
         const card = this.cardFor(e.toolCallId, e.name);
-        if (e.content !== undefined) card.setResult(e.content);
+        if (e.content !== undefined) {
+          card.setResult(e.content);
+          this.changes.toolRan(e.toolCallId, e.name, card.argsText, e.content);
+        }
         return card.setStatus(e.status);
       }
       case "tool-output":
@@ -211,6 +218,7 @@ export class TranscriptView {
         return;
       case "RUN_FINISHED":
       case "RUN_ERROR":
+        this.changes.runEnded(); // then the cost line, which ends the turn
         return this.usage.runEnded(ev);
     }
   }
@@ -346,6 +354,8 @@ export class TranscriptView {
         this.paintMessage(m);
       } else if (msg.role === "activity") this.addActivity(msg.id, msg);
     }
+    this.changes.newTurn();
+    this.changes.showHistory(messages, (id) => this.messages.get(id)?.el);
     this.frames.flush();
   }
 

@@ -284,7 +284,7 @@ export class NotebookHandle {
    */
   editCell({ cellId, source, turnId, imageHosts, cellType = "code", allowMagic = false, provenance }) {
     if (typeof source !== "string") throw new Error("editCell needs the new source (a string).");
-    const [, cell] = this._cell(cellId);
+    const [index, cell] = this._cell(cellId);
     if (cellType === "markdown" && cell.type !== "markdown") {
       throw new Error(
         `Cell ${cellId} is a ${cell.type} cell, not markdown: call edit_cell again without cell_type "markdown" (a change to a code cell is asked as code).`,
@@ -303,7 +303,23 @@ export class NotebookHandle {
       shared.setSource(source);
       cell.setMetadata("gth", gth);
     });
-    return { cellId, before, after: shared.getSource() };
+    return { cellId, index, before, after: shared.getSource() };
+  }
+
+  /**
+   * Shows the cell `cellId`: it becomes the active cell and the notebook scrolls to it (a line
+   * of a Changes card). False when the cell is gone.
+   * @param {string} cellId
+   */
+  reveal(cellId) {
+    const panel = this._open();
+    const index = cellIndex(panel, cellId);
+    if (index < 0) return false;
+    const notebook = panel.content;
+    notebook.activeCellIndex = index;
+    const widget = notebook.widgets[index];
+    if (widget) void notebook.scrollToCell(widget, "center");
+    return true;
   }
 
   /**

@@ -248,6 +248,19 @@ def test_assisted_asks_for_code_cells_and_the_cells_are_saved_marked(
     ]
     expect(notebook.cells.nth(4).locator(".jp-OutputArea-output")).to_have_text("42")
     assert len(script.wait_records(4)) == 4
+    # The turn ends with its Changes card: a line per cell; opening one shows its diff (here the
+    # inserted source) and makes its cell the notebook's active one.
+    changes = root.locator(".gth-changes .gth-change > summary")
+    expect(changes).to_have_text(
+        [
+            "+ cell 2 (markdown)",
+            "+ cell 3 (code)",
+            re.compile(r"^\+ cell 4 \(code, ran as \[\d+\]\)$"),
+        ]
+    )
+    changes.nth(1).click()
+    expect(root.locator(".gth-change-inserted pre").nth(1)).to_have_text(WRITTEN)
+    expect(notebook.cells.nth(3)).to_have_class(re.compile(r"\bjp-mod-active\b"))
 
     # Saved, the inserted cells stay, marked with the turn that wrote them; the person's not.
     # None is marked trusted: what the agent wrote is not the person's.

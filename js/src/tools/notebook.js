@@ -28,7 +28,8 @@ const MARKDOWN_REWRITTEN =
  * @typedef {{ path: string, read: (o?: { offset?: number, limit?: number }) => any,
  *   insertCell: (o: { source: string, cellType?: string, after?: string, askingCellId?: string, turnId?: string, run?: boolean, imageHosts?: string[], provenance?: Provenance }) => Promise<any>,
  *   editCell: (o: { cellId: string, source: string, turnId?: string, imageHosts?: string[], cellType?: string, allowMagic?: boolean, provenance?: Provenance }) => any,
- *   setStaticCopy?: (o: { displayId: string, data: Record<string, string> }) => boolean }} NotebookHandle
+ *   setStaticCopy?: (o: { displayId: string, data: Record<string, string> }) => boolean,
+ *   reveal?: (cellId: string) => boolean }} NotebookHandle
  * @typedef {{ version?: number, find: (o: { cellId: string, kernelId: string }) => NotebookHandle | null }} NotebookBridge
  * @typedef {{ threadId?: string, toolCallId?: string, tool?: string, model?: string, approvedBy?: string }} Provenance
  *   What the bridge keeps in a written cell's `metadata.gth` beside its turn (bridge.js).
@@ -86,7 +87,8 @@ export function notebookLink(model, env = {}) {
  * the notebook, else the first view of the page says once, quietly, why the notebook tools are
  * off. Returns the link the registry's notebook tools use.
  * @param {{ model: { get: (k: string) => any }, view: { doc: Document, root: any, cardActions: import("../view/kernelcards.js").CardActions,
- *   media?: { hosts: string[] }, approvalMode?: string, provenanceModel?: string }, env?: { global?: any } }} opts
+ *   media?: { hosts: string[] }, approvalMode?: string, provenanceModel?: string,
+ *   changes?: { reveal: ((cellId: string) => void) | null } }, env?: { global?: any } }} opts
  */
 export function linkNotebook({ model, view, env = {} }) {
   const link = notebookLink(model, env);
@@ -97,6 +99,8 @@ export function linkNotebook({ model, view, env = {} }) {
   if (!why) {
     view.cardActions.insertCell = (code) => insertCode(link, code);
     view.cardActions.cellAt = (cellId) => cellAt(link, cellId);
+    // A line of a Changes card shows its cell (the bridge scrolls the notebook to it).
+    if (view.changes) view.changes.reveal = (cellId) => void link.handle()?.reveal?.(cellId);
     return link;
   }
   const page = env.global ?? globalThis;
@@ -260,7 +264,10 @@ export async function editCell(nb, args, link, ctx) {
   });
   const diff = lineDiff(String(done?.before ?? ""), String(done?.after ?? args.source));
   const lines = diff.lines.length > MAX_DIFF_LINES ? [...diff.lines.slice(0, MAX_DIFF_LINES), `@@ ${diff.lines.length - MAX_DIFF_LINES} more diff lines not shown @@`] : diff.lines;
-  return { cell_id: String(done?.cellId ?? args.cell_id), added: diff.added, removed: diff.removed, diff: lines };
+  /** @type {Record<string, unknown>} */
+  const answer = { cell_id: String(done?.cellId ?? args.cell_id) };
+  if (typeof done?.index === "number") answer.index = done.index;
+  return { ...answer, added: diff.added, removed: diff.removed, diff: lines };
 }
 
 /**

@@ -97,7 +97,7 @@ function cellName(cell) {
 }
 
 /** A line diff drawn as edit_cell's result is (removed and added lines marked). @param {Document} doc @param {string[]} lines */
-function diffBlock(doc, lines) {
+export function diffBlock(doc, lines) {
   const kind = (/** @type {string} */ l) => (l.startsWith("+ ") ? "add" : l.startsWith("- ") ? "del" : l.startsWith("@@") ? "gap" : "same");
   return h(doc, "pre", { cls: "gth-diff" }, lines.map((l) => h(doc, "span", { cls: `gth-diff-line gth-diff-${kind(l)}`, text: `${l}\n` })));
 }
