@@ -31,6 +31,7 @@ from typing import Any
 from ..contract.pending import APPROVAL_REASON
 from ..contract.usage import sum_accounts, usage_text
 from ._blocks import Answer, Block, Card, Image, Line, Note, Prompt, as_list, cut
+from ._changes import changes_lines
 from ._surfaces import surface_line
 from ._tools import ToolCall, tool_card
 from .markdown import markdown_to_html, markdown_to_markdown
@@ -166,6 +167,8 @@ def _blocks(
             }
             sent = [a for sid in ids if isinstance(sid, str) for a in actions.get(sid, [])]
             blocks.append(surface_line(ops, sent))
+    changed = changes_lines((c.name, c.arguments, c.result) for c in calls.values())
+    blocks.extend(Line(line, cls="gth-copy-changes") for line in changed)
     blocks.extend(wait_lines)
     return blocks, answers
 

@@ -545,6 +545,10 @@ def test_the_notebook_tools_show_what_they_read_inserted_and_changed(
         assert "Inserted cell 3 (id n1), ran as [4]." in seen and "hi" in seen
         assert [t for t, _ in page.tags if t == "img"] == ["img"]  # the cell's plot
         assert "Edited cell b: +1 \N{MINUS SIGN}1 lines. - sales['x'] + sales['revenue']" in seen
+        # The turn's changes, as the widget's Changes card lists them (the read changed none).
+        changes = "Changes · 2 cells + cell 3 (code, ran as [4])"
+        changes += " ~ cell b (code, +1 \N{MINUS SIGN}1)"
+        assert changes in seen
     rows = tool_rows(copy["text/html"])
     assert ["1", "code", "sales['x']", "KeyError"] in rows and [
         "2",
