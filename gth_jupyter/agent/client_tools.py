@@ -27,6 +27,7 @@ from langgraph.types import Command, interrupt
 from ..contract.pending import CLIENT_TOOL_INTERRUPT
 from ..contract.resume import ClientToolAnswer
 from ..contract.run import EMPTY_SCHEMA, ClientToolSpec
+from ..contract.undo import UNDO_KEY, split_undo
 from ..tools.kinds import adopt
 from ..tools.notebook_tools import (
     is_notebook_tool,
@@ -82,12 +83,15 @@ def tool_message_for(name: str, tool_call_id: str, answer: ClientToolAnswer) -> 
             status="error",
             id=answer.message_id,
         )
+    # What an edit replaced stays with the call, off the model's view (contract/undo.py).
+    content, undo = split_undo(name, answer.content())
     return ToolMessage(
-        content=answer.content(),
+        content=content,
         tool_call_id=tool_call_id,
         name=name,
         status="error" if answer.is_error else "success",
         id=answer.message_id,
+        artifact={UNDO_KEY: undo} if undo is not None else None,
     )
 
 

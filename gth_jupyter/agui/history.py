@@ -26,6 +26,7 @@ from ..contract.messages import public_message_id, tool_content_text
 from ..contract.names import IMAGES_FOR, INJECTED_MARK, PHOTO_PLACEHOLDER
 from ..contract.run import ThreadState
 from ..contract.surfaces import thread_activities
+from ..contract.undo import undo_of
 from ..contract.usage import UsageAccount, usage_of_messages
 from ..store.base import RunRecord
 from .mapping import to_interrupt
@@ -142,6 +143,8 @@ def to_agui_messages(messages: Iterable[BaseMessage]) -> list[dict[str, Any]]:
             }
             if message.status == "error":
                 tool["error"] = tool["content"]
+            if (undo := undo_of(message.artifact)) is not None:
+                tool["undo"] = undo  # what a notebook write replaced (the Changes card's Undo)
             out.append(tool)
             for activity in activities.get(message.id or "", ()):
                 out.append(

@@ -22,6 +22,8 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
+from ..contract.undo import UNDO_KEY, split_undo
+
 log = logging.getLogger(__name__)
 
 
@@ -122,6 +124,11 @@ def convert_history(messages: Iterable[agui.Message]) -> list[BaseMessage]:
                 continue
             converted.name = call_names[call_id]
             answered.add(call_id)
+            # A client that answers a notebook write in its messages: what it replaced is kept
+            # with the call, off the model's view (contract/undo.py).
+            converted.content, undo = split_undo(converted.name, converted.content)
+            if undo is not None:
+                converted.artifact = {UNDO_KEY: undo}
         elif isinstance(converted, AIMessage):
             out.extend(close_dangling(out, call_names, answered))
             call_names.update({c["id"]: c["name"] for c in converted.tool_calls if c["id"]})

@@ -30,7 +30,10 @@ test("a thread's turns each keep their own changes", () => {
     { id: "a4", role: "assistant", toolCalls: [{ id: "e1", function: { name: "edit_cell", arguments: '{"cell_id": "c3", "source": "a"}' } }] },
     { id: "t2", role: "tool", toolCallId: "e1", content: JSON.stringify(EDIT) },
   ];
+  messages[8].undo = { before: "# Sales" }; // as the thread view gives it back
   const turns = turnsChanges(messages);
+  assert.equal(turns[1].changes[0].before, "# Sales");
+  assert.equal(turns[0].changes[0].before, null);
   assert.deepEqual(turns.map((t) => [t.userId, t.changes.map(changeLine)]), [["u1", ["+ cell 8 (code, ran as [12])"]], ["u3", ["~ cell 3 (code, +4 −1)"]]]);
 
   // After a reload: each card ends its own turn, before the next turn's first message.

@@ -221,7 +221,7 @@ test("edit_cell: the cell's new source, and the change as a line diff", async ()
   const nb = fakeBridge(notebook());
   const registry = createRegistry([], { notebook: linkTo(nb) });
   const v = await call(registry, "edit_cell", { cell_id: "c-fail", source: "df['Revenue'].sum()" });
-  assert.deepEqual(v, { cell_id: "c-fail", added: 1, removed: 1, diff: ["- df['revenue'].sum()", "+ df['Revenue'].sum()"] });
+  assert.deepEqual(v, { cell_id: "c-fail", added: 1, removed: 1, diff: ["- df['revenue'].sum()", "+ df['Revenue'].sum()"], undo: { before: "df['revenue'].sum()" } });
   assert.equal(nb.cells[2].source, "df['Revenue'].sum()");
   // The cell type the server gated the call as, which the bridge holds it to; a %gth cell is
   // rewritten only when the agent's approvals mode is bypass.

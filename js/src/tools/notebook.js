@@ -267,7 +267,9 @@ export async function editCell(nb, args, link, ctx) {
   /** @type {Record<string, unknown>} */
   const answer = { cell_id: String(done?.cellId ?? args.cell_id) };
   if (typeof done?.index === "number") answer.index = done.index;
-  return { ...answer, added: diff.added, removed: diff.removed, diff: lines };
+  // `undo`: what the edit replaced, whole, for the Changes card's Undo; the server keeps it
+  // with the call and never sends it to the model (gth_jupyter/contract/undo.py).
+  return { ...answer, added: diff.added, removed: diff.removed, diff: lines, undo: { before: String(done?.before ?? "") } };
 }
 
 /**

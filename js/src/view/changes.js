@@ -11,7 +11,9 @@ import { diffBlock } from "./notebookcards.js";
 
 /**
  * @typedef {{ kind: "inserted" | "edited", toolCallId: string, cellId: string, index: number | null,
- *   cellType: string, ran: number | null, added: number, removed: number, diff: string[], source: string }} Change
+ *   cellType: string, ran: number | null, added: number, removed: number, diff: string[], source: string,
+ *   before: string | null }} Change
+ *   `before`: an edited cell's whole source before the edit (kept with the call by the server)
  */
 
 /** @param {unknown} text */
@@ -32,9 +34,10 @@ const whole = (n) => (typeof n === "number" && Number.isInteger(n) && n >= 0 ? n
  * The change one call made, from its arguments and result; null for a call that changed nothing
  * (an error, a read, another tool).
  * @param {string} toolCallId @param {string} name @param {unknown} args @param {unknown} result
+ * @param {any} [undo] what the thread kept of it (a history's tool message `undo`)
  * @returns {Change | null}
  */
-export function changeOf(toolCallId, name, args, result) {
+export function changeOf(toolCallId, name, args, result, undo) {
   if (name !== INSERT_CELL && name !== EDIT_CELL) return null;
   const a = json(args) ?? {};
   const r = json(result);
@@ -52,6 +55,7 @@ export function changeOf(toolCallId, name, args, result) {
     removed: whole(r.removed) ?? 0,
     diff,
     source: typeof a.source === "string" ? a.source : "",
+    before: typeof (undo ?? r.undo)?.before === "string" ? (undo ?? r.undo).before : null,
   };
 }
 
@@ -82,7 +86,7 @@ export function turnsChanges(messages) {
       for (const tc of msg.toolCalls ?? []) calls.set(tc.id, { name: tc.function?.name ?? "", args: tc.function?.arguments });
     } else if (msg?.role === "tool" && turns.length) {
       const call = calls.get(msg.toolCallId);
-      const change = call ? changeOf(msg.toolCallId, call.name, call.args, msg.content) : null;
+      const change = call ? changeOf(msg.toolCallId, call.name, call.args, msg.content, msg.undo) : null;
       if (change) turns[turns.length - 1].changes.push(change);
     }
   }
