@@ -192,7 +192,7 @@ def test_bridge_edits_merge_into_the_shared_document(
     second_page.page.keyboard.type("c = 4  # edited in B")
     expect(source(second_page, 3)).to_have_text("c = 4  # edited in B")
     edited = call(notebook, ids[1], "editCell", {"cellId": ids[2], "source": "b = 10"})
-    assert edited == {"cellId": ids[2], "before": "b = 1", "after": "b = 10"}
+    assert edited == {"cellId": ids[2], "index": 2, "before": "b = 1", "after": "b = 10"}
     inserted = call(
         notebook,
         ids[1],

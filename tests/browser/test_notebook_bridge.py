@@ -204,7 +204,7 @@ def test_edit_cell_is_undone_by_the_notebooks_undo(
     open_with_bridge(notebook, rel)
 
     edited = call(notebook, ids[1], "editCell", {"cellId": ids[0], "source": "y = 2"})
-    assert edited == {"cellId": ids[0], "before": "y = 1", "after": "y = 2"}
+    assert edited == {"cellId": ids[0], "index": 0, "before": "y = 1", "after": "y = 2"}
     # The edit is marked as the agent's, with the hash of what it wrote.
     gth = call(notebook, ids[1], "read")["cells"][0]["metadata"]["gth"]
     assert gth["change"] == "edited" and gth["sourceHash"] == source_hash("y = 2")

@@ -166,12 +166,21 @@ def test_edit_cell_changes_the_cell_and_shows_the_diff(
     assert source_of(notebook, 1) == FIXED
     notebook.shot("edit_cell diff", root)
     result = tool_result(script.wait_records(2))
+    # What the model got: the diff, not the cell's old source (which the page sent as undo).
     assert result == {
         "cell_id": "c-fail",
+        "index": 1,
         "added": 1,
         "removed": 1,
         "diff": ['- data = {"a": 1}', '+ data = {"revenue": 1}', '  data["revenue"]'],
     }, result
+    # The thread keeps that old source with the call, for the Changes card's Undo.
+    thread = jupyter.thread(str(root.get_attribute("data-thread-id")))
+    (kept,) = [m for m in thread["messages"] if m["role"] == "tool"]
+    assert kept["undo"] == {"before": FAILING}, kept
+    expect(root.locator(".gth-changes .gth-change > summary")).to_have_text(
+        ["~ cell 1 (code, +1 \N{MINUS SIGN}1)"]
+    )
 
 
 def test_insert_as_cell_puts_run_python_code_below_the_asking_cell(
