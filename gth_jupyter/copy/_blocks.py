@@ -34,6 +34,7 @@ __all__ = [
     "cell_text",
     "cut",
     "js_number",
+    "json_object",
 ]
 
 _CARD_STYLE = "border-left:3px solid #8888;padding:2px 0 2px 10px;margin:6px 0"
@@ -273,3 +274,14 @@ def as_list(value: Any) -> list[Any]:
     """``value`` when it is a list, else an empty one: what a page or a model sent may have any
     shape, and a copy of a malformed part shows less, it never fails."""
     return value if isinstance(value, list) else []
+
+
+def json_object(text: str | None) -> dict[str, Any] | None:
+    """A JSON object given as text (a tool's arguments or result); ``None`` for anything else."""
+    if not text or not text.lstrip().startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None

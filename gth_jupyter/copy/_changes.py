@@ -5,21 +5,12 @@ shared notebook says what the agent changed."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
+from ._blocks import json_object
+
 __all__ = ["change_line", "changes_lines"]
-
-
-def _object(text: str | None) -> dict[str, Any] | None:
-    if not text or not text.startswith("{"):
-        return None
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _whole(value: Any) -> int | None:
@@ -30,10 +21,10 @@ def change_line(name: str, arguments: str, result: str | None) -> str | None:
     """The line for one call; ``None`` for a call that changed nothing (an error, a read)."""
     if name not in ("insert_cell", "edit_cell"):
         return None
-    done = _object(result)
+    done = json_object(result)
     if done is None or "error" in done or not isinstance(done.get("cell_id"), str):
         return None
-    args = _object(arguments) or {}
+    args = json_object(arguments) or {}
     kind = "markdown" if args.get("cell_type") == "markdown" else "code"
     index = _whole(done.get("index"))
     where = f"cell {done['cell_id'] if index is None else index}"

@@ -33,6 +33,7 @@ from ._blocks import (
     cell_text,
     cut,
     js_number,
+    json_object,
 )
 from ._notebook import notebook_args, notebook_result
 from .markdown import inline_image_url
@@ -73,16 +74,6 @@ def _shape(v: Mapping[str, Any]) -> str:
     return f"len {v['length']}" if isinstance(v.get("length"), int) else ""
 
 
-def _json_object(text: str | None) -> dict[str, Any] | None:
-    if not text or not text.lstrip().startswith("{"):
-        return None
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
 class ToolCall:
     """One call as the messages tell it: its arguments, its result, and what it waits on."""
 
@@ -96,7 +87,7 @@ class ToolCall:
 
     @property
     def args(self) -> dict[str, Any]:
-        return _json_object(self.arguments) or {}
+        return json_object(self.arguments) or {}
 
 
 def _short_args(call: ToolCall) -> str:
@@ -263,7 +254,7 @@ def tool_card(call: ToolCall, *, save_photos: bool) -> Card:
         card.status = _WAITING.get(call.waiting, "no result")
         return card
     text = call.error if call.error is not None else call.result or ""
-    value = _json_object(text)
+    value = json_object(text)
     decided = _decision(text)
     failed = call.error is not None or (value is not None and isinstance(value.get("error"), str))
     card.status = "error" if failed else "done"

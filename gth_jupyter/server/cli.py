@@ -156,39 +156,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _provenance(path: str, as_json: bool, strip: bool) -> int:
-    """``gth-jupyter provenance``: the file's written cells, or the file without their marks."""
-    from ..copy.provenance import report, strip_provenance, written_cells
-
-    try:
-        with open(path, encoding="utf-8") as file:
-            notebook = json.load(file)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        print(f"gth-jupyter provenance: cannot read {path} as a notebook: {exc}", file=sys.stderr)
-        return 2
-    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
-        print(f"gth-jupyter provenance: {path} is not a notebook (no cells).", file=sys.stderr)
-        return 2
-    if strip:
-        dropped = strip_provenance(notebook)
-        if dropped:
-            # As Jupyter writes a notebook: one-space indent, non-ASCII as is, a last newline.
-            text = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
-            with open(path, "w", encoding="utf-8") as file:
-                file.write(text)
-        if as_json:
-            print(json.dumps({"path": path, "stripped": dropped}))
-        else:
-            print(f"{path}: removed the agent's provenance from {dropped} cell(s).")
-        return 0
-    cells = written_cells(notebook)
-    if as_json:
-        print(json.dumps({"path": path, "cells": [c.to_json() for c in cells]}, indent=1))
-    else:
-        print(report(path, cells))
-    return 0
-
-
 def _provision(user: str) -> int:
     admin = os.environ.get(ADMIN_URL_VAR)
     admin_redis = os.environ.get(ADMIN_REDIS_URL_VAR)
@@ -392,7 +359,9 @@ async def serve(
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.subcommand == "provenance":
-        return _provenance(args.notebook, args.json, args.strip)
+        from .provenance_cli import provenance
+
+        return provenance(args.notebook, as_json=args.json, strip=args.strip)
     if args.subcommand == "db":
         if args.db_command == "migrate-roles":
             return _migrate_roles(args.users)
